@@ -1,0 +1,44 @@
+/**
+ * Method names, header names, media types and paths of A2A v1.0 (digest §1, §6, §7).
+ */
+
+/** The eleven JSON-RPC methods (PascalCase, equal to the gRPC names). */
+export const METHODS = [
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+] as const;
+
+/** One A2A operation. */
+export type A2AMethod = (typeof METHODS)[number];
+
+/** The two operations whose result is a stream. */
+export const STREAMING_METHODS: ReadonlySet<A2AMethod> = new Set(['SendStreamingMessage', 'SubscribeToTask']);
+
+/** The protocol version this SDK serves and sends. */
+export const PROTOCOL_VERSION = '1.0';
+
+/** Service-parameter headers. */
+export const HEADER_VERSION = 'A2A-Version';
+export const HEADER_EXTENSIONS = 'A2A-Extensions';
+
+/** Media types. */
+export const MEDIA_JSON = 'application/json';
+export const MEDIA_A2A_JSON = 'application/a2a+json';
+export const MEDIA_SSE = 'text/event-stream';
+
+/** Where the public card is served (A2A §8.2). */
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
+/** Binding names as they appear in `AgentInterface.protocolBinding`. */
+export const BINDING_JSONRPC = 'JSONRPC';
+export const BINDING_HTTP_JSON = 'HTTP+JSON';
+export const BINDING_GRPC = 'GRPC';
