@@ -240,6 +240,15 @@ export const ERROR_SPECS = {
     'Idempotency key has expired; send with a new key',
     A2A_ONCE_ERROR_DOMAIN,
   ),
+  ServerBusyError: spec(
+    'ServerBusyError',
+    -32603,
+    503,
+    'UNAVAILABLE',
+    'SERVER_BUSY',
+    'The server is at capacity; retry later',
+    A2A_ONCE_ERROR_DOMAIN,
+  ),
   IdempotencyCapacityError: spec(
     'IdempotencyCapacityError',
     -32603,
@@ -325,6 +334,9 @@ export type IdempotencyKeyReusedError = A2AError;
 /** A key past its TTL (SEMANTICS §2). */
 export const IdempotencyKeyExpiredError = errorClass('IdempotencyKeyExpiredError');
 export type IdempotencyKeyExpiredError = A2AError;
+/** The server is at capacity (HTTP 503 with Retry-After); nothing ran. */
+export const ServerBusyError = errorClass('ServerBusyError');
+export type ServerBusyError = A2AError;
 /** The key index is full (HTTP 503 with Retry-After). */
 export const IdempotencyCapacityError = errorClass('IdempotencyCapacityError');
 export type IdempotencyCapacityError = A2AError;
@@ -349,6 +361,7 @@ const CLASSES: Record<A2AErrorName, ErrorClass> = {
   IdempotencyKeyInvalidError,
   IdempotencyKeyReusedError,
   IdempotencyKeyExpiredError,
+  ServerBusyError,
   IdempotencyCapacityError,
 };
 

@@ -1,0 +1,265 @@
+/**
+ * The default RequestHandler: the eleven operations over a TaskStore, with admission (dedup + lifecycle guard)
+ * in front of the runner. Transport-agnostic; bindings in `http/` call it.
+ */
+import { readKey, IDEMPOTENCY_EXTENSION_URI } from '../idempotency/index.js';
+import type { AgentCard } from '../protocol/agent-card.js';
+import {
+  A2AError,
+  ExtendedAgentCardNotConfiguredError,
+  ExtensionSupportRequiredError,
+  InternalError,
+  ServerBusyError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '../protocol/errors.js';
+import type { SendMessageResponse, StreamResponse, Task } from '../protocol/model.js';
+import type {
+  CancelTaskRequest,
+  GetExtendedAgentCardRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  SendMessageRequest,
+  SubscribeToTaskRequest,
+  TaskPushNotificationConfig,
+  TaskPushNotificationConfigRef,
+} from '../protocol/requests.js';
+import { isTerminalState } from '../protocol/task-state.js';
+import type { StoredTask } from '../store/records.js';
+import { admitSend, scopeOf, type Admission, type AdmissionConfig } from './admission/admission.js';
+import type { CallContext } from './call-context.js';
+import { buildAgentCard, requiredExtensions } from './card.js';
+import { resolveServerOptions, type A2AServerOptions, type ResolvedServerOptions } from './options.js';
+import * as push from './push-config-ops.js';
+import type { RequestHandler } from './request-handler.js';
+import { Runner } from './runner/runner.js';
+import { shapeTask } from './task-events.js';
+import { followTask, waitFor } from './task-follow.js';
+
+/** The a2a-once request handler. */
+export class A2ARequestHandler implements RequestHandler {
+  readonly options: ResolvedServerOptions;
+  readonly agentCard: AgentCard;
+  readonly runner: Runner;
+  readonly #admission: AdmissionConfig;
+  readonly #required: string[];
+
+  constructor(options: A2AServerOptions) {
+    this.options = resolveServerOptions(options);
+    const o = this.options;
+    this.agentCard = buildAgentCard(o.card, o.store.supportsIdempotency, o.keyTtlMs);
+    this.#required = requiredExtensions(this.agentCard);
+    this.runner = new Runner(o.store, o.agent, o.logger);
+    this.#admission = {
+      store: o.store,
+      clock: o.clock,
+      keyTtlMs: o.keyTtlMs,
+      maxKeysPerTenant: o.maxKeysPerTenant,
+      expiredKeys: o.expiredKeys,
+      metrics: o.metrics,
+      logger: o.logger,
+    };
+  }
+
+  /** Checks `required: true` extensions (A2A §3.3.4) and activates what the client asked for and we declare. */
+  #negotiate(ctx: CallContext): void {
+    for (const uri of this.#required) {
+      if (!ctx.requestedExtensions.includes(uri)) {
+        throw new ExtensionSupportRequiredError({ message: `Extension ${uri} is required`, metadata: { uri } });
+      }
+    }
+    const declared = this.agentCard.capabilities.extensions;
+    if (!declared || ctx.requestedExtensions.length === 0) return;
+    for (const uri of ctx.requestedExtensions) {
+      if (declared.some((e) => e.uri === uri)) ctx.activatedExtensions.add(uri);
+    }
+  }
+
+  async #admit(params: SendMessageRequest, ctx: CallContext): Promise<Admission> {
+    this.#negotiate(ctx);
+    const inline = params.configuration?.taskPushNotificationConfig;
+    let pushConfig: TaskPushNotificationConfig | undefined;
+    if (inline) {
+      push.assertPushSupported(this.agentCard);
+      pushConfig = push.preparePushConfig(inline, '');
+    }
+    const admission = await admitSend(this.#admission, params, ctx, pushConfig);
+    if (readKey(params.message).key !== undefined) ctx.activatedExtensions.add(IDEMPOTENCY_EXTENSION_URI);
+    if (admission.kind !== 'replay') this.#start(admission, ctx);
+    return admission;
+  }
+
+  #start(a: Admission, ctx: CallContext): void {
+    try {
+      this.runner.start({
+        scope: a.scope,
+        record: a.record,
+        message: a.message,
+        isContinuation: a.kind === 'continued',
+        requestedExtensions: ctx.requestedExtensions,
+        principal: ctx.principal,
+      });
+    } catch (err) {
+      // Nothing ran: free the key so the caller's retry can run (SEMANTICS §2 "Claim placement").
+      if (a.kind === 'created') {
+        void this.options.store
+          .releaseClaim(a.scope, a.record.task.id, readKey(a.message).key)
+          .then((released) => {
+            if (released) this.options.metrics.add('a2a_once.admission', 1, { tenant: a.scope.tenant, outcome: 'released' });
+          });
+      }
+      throw err instanceof A2AError ? err : new InternalError({ cause: err });
+    }
+  }
+
+  async sendMessage(params: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
+    const a = await this.#admit(params, ctx);
+    const o = this.options;
+    // A retry honours its own mode (SEMANTICS §2 "replay"): blocking waits like the first call would.
+    const goal = params.configuration?.returnImmediately === true ? 'first-event' : 'settled';
+    const record =
+      a.kind === 'replay' && goal === 'first-event' && a.record.seq > 0
+        ? a.record
+        : await waitFor(o.store, a.scope, a.record, goal, o.blockingTimeoutMs, ctx.signal);
+    return this.#respond(record, params.configuration?.historyLength);
+  }
+
+  #respond(record: StoredTask, historyLength: number | undefined): SendMessageResponse {
+    if (record.kind === 'message' && record.reply) return { message: record.reply };
+    return { task: shapeTask(record.task, historyLength) };
+  }
+
+  async sendStreamingMessage(params: SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamResponse>> {
+    this.#assertStreaming();
+    const a = await this.#admit(params, ctx);
+    return followTask(this.options.store, a.scope, a.record, a.kind === 'replay', ctx.signal);
+  }
+
+  #assertStreaming(): void {
+    if (this.agentCard.capabilities.streaming !== true) {
+      throw new UnsupportedOperationError('Streaming is not supported by this agent');
+    }
+  }
+
+  async #visibleTask(ctx: CallContext, id: string): Promise<StoredTask> {
+    const record = await this.options.store.getTask(scopeOf(ctx), id);
+    if (!record || record.kind !== 'task') throw new TaskNotFoundError();
+    return record;
+  }
+
+  async getTask(params: GetTaskRequest, ctx: CallContext): Promise<Task> {
+    this.#negotiate(ctx);
+    return shapeTask((await this.#visibleTask(ctx, params.id)).task, params.historyLength);
+  }
+
+  async listTasks(params: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse> {
+    this.#negotiate(ctx);
+    const pageSize = params.pageSize ?? 50;
+    const page = await this.options.store.listTasks(scopeOf(ctx), {
+      pageSize,
+      ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
+      ...(params.status !== undefined ? { status: params.status } : {}),
+      ...(params.statusTimestampAfter !== undefined ? { statusTimestampAfter: params.statusTimestampAfter } : {}),
+      ...(params.pageToken ? { pageToken: params.pageToken } : {}),
+    });
+    const includeArtifacts = params.includeArtifacts === true;
+    const tasks = page.records.map((r) => {
+      const t = shapeTask(r.task, params.historyLength, includeArtifacts);
+      // includeArtifacts=true: the key is present, possibly [] (digest §2.5).
+      return includeArtifacts && t.artifacts === undefined ? { ...t, artifacts: [] } : t;
+    });
+    return { tasks, nextPageToken: page.nextPageToken, pageSize, totalSize: page.totalSize };
+  }
+
+  async cancelTask(params: CancelTaskRequest, ctx: CallContext): Promise<Task> {
+    this.#negotiate(ctx);
+    const scope = scopeOf(ctx);
+    const store = this.options.store;
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const cur = await this.#visibleTask(ctx, params.id);
+      const state = cur.task.status.state;
+      if (state === 'TASK_STATE_CANCELED') return cur.task; // cancel is idempotent (A2A §3.3.1)
+      if (isTerminalState(state)) {
+        throw new TaskNotCancelableError({ message: `Task is ${state}`, metadata: { taskId: params.id, state } });
+      }
+      const status = { state: 'TASK_STATE_CANCELED' as const, timestamp: new Date(this.options.clock.now()).toISOString() };
+      const task: Task = { ...cur.task, status };
+      // Raising the fence stops the worker wherever it runs: its next write is refused (SEMANTICS §4).
+      const res = await store.commit(scope, params.id, {
+        expectFence: cur.fence,
+        expectSeq: cur.seq,
+        nextFence: cur.fence + 1,
+        task,
+        events: [{ statusUpdate: { taskId: params.id, contextId: cur.task.contextId ?? '', status } }],
+      });
+      if (res.ok) {
+        this.runner.stop(scope, params.id);
+        return res.record.task;
+      }
+    }
+    throw new ServerBusyError('The task is changing too fast to cancel; retry');
+  }
+
+  async subscribeToTask(params: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamResponse>> {
+    this.#assertStreaming();
+    this.#negotiate(ctx);
+    const record = await this.#visibleTask(ctx, params.id);
+    if (isTerminalState(record.task.status.state)) {
+      throw new UnsupportedOperationError({
+        message: `Task is in terminal state ${record.task.status.state}; nothing more will happen`,
+        metadata: { taskId: params.id, state: record.task.status.state },
+      });
+    }
+    return followTask(this.options.store, scopeOf(ctx), record, false, ctx.signal);
+  }
+
+  createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    ctx: CallContext,
+  ): Promise<TaskPushNotificationConfig> {
+    this.#negotiate(ctx);
+    push.assertPushSupported(this.agentCard);
+    return push.createPushConfig(this.options.store, scopeOf(ctx), params);
+  }
+
+  getTaskPushNotificationConfig(params: TaskPushNotificationConfigRef, ctx: CallContext): Promise<TaskPushNotificationConfig> {
+    this.#negotiate(ctx);
+    push.assertPushSupported(this.agentCard);
+    return push.getPushConfig(this.options.store, scopeOf(ctx), params);
+  }
+
+  listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    ctx: CallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    this.#negotiate(ctx);
+    push.assertPushSupported(this.agentCard);
+    return push.listPushConfigs(this.options.store, scopeOf(ctx), params);
+  }
+
+  deleteTaskPushNotificationConfig(params: TaskPushNotificationConfigRef, ctx: CallContext): Promise<void> {
+    this.#negotiate(ctx);
+    push.assertPushSupported(this.agentCard);
+    return push.deletePushConfig(this.options.store, scopeOf(ctx), params);
+  }
+
+  async getExtendedAgentCard(_params: GetExtendedAgentCardRequest, ctx: CallContext): Promise<AgentCard> {
+    this.#negotiate(ctx);
+    if (this.agentCard.capabilities.extendedAgentCard !== true) {
+      throw new UnsupportedOperationError('This agent has no extended card');
+    }
+    const ext = this.options.extendedCard;
+    if (!ext) throw new ExtendedAgentCardNotConfiguredError();
+    return typeof ext === 'function' ? ext(ctx) : ext;
+  }
+
+  /** Waits for running turns to finish, then closes the store. */
+  async close(): Promise<void> {
+    await this.runner.drain();
+    await this.options.store.close();
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * Admission: the one gate between the bindings and the runner for every send (issue 3 point 2; ARCHITECTURE.md
+ * "How a send flows"). In order:
+ *   1. scope (tenant + principal) and the key's form: a malformed key is refused before anything else;
+ *   2. a keyed send to a store that cannot honour keys is refused;
+ *   3. a message naming a task goes through the lifecycle guard (SEMANTICS §3);
+ *   4. a new task claims its key and is created in ONE atomic store step (SEMANTICS §2). Every check that can
+ *      refuse on its own terms ran before, and nothing with a side effect ran yet, so there is no window in
+ *      which a key exists without its task: a racing retry always finds the first attempt's task.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  describeKeyError,
+  keyHash,
+  messageDigest,
+  mintTimeOf,
+  readKey,
+} from '../../idempotency/index.js';
+import {
+  A2AError,
+  IdempotencyCapacityError,
+  IdempotencyKeyExpiredError,
+  IdempotencyKeyInvalidError,
+  IdempotencyKeyReusedError,
+  ServerBusyError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '../../protocol/errors.js';
+import type { Message, Task } from '../../protocol/model.js';
+import type { SendMessageRequest, TaskPushNotificationConfig } from '../../protocol/requests.js';
+import type { Clock } from '../../store/clock.js';
+import type { StoredTask } from '../../store/records.js';
+import type { Scope } from '../../store/scope.js';
+import type { TaskStore } from '../../store/task-store.js';
+import type { CallContext } from '../call-context.js';
+import type { ServerLogger } from '../observability/logger.js';
+import { ADMISSION_COUNTER, type AdmissionOutcome, type ServerMetrics } from '../observability/metrics.js';
+import { guardExistingTask } from './lifecycle-guard.js';
+
+/** Admission settings (all from `A2AServerOptions`). */
+export interface AdmissionConfig {
+  readonly store: TaskStore;
+  readonly clock: Clock;
+  readonly keyTtlMs: number;
+  readonly maxKeysPerTenant: number;
+  /** `refuse` (SEMANTICS §2 default) or `treat-as-new` (seed 000). */
+  readonly expiredKeys: 'refuse' | 'treat-as-new';
+  readonly metrics: ServerMetrics;
+  readonly logger: ServerLogger;
+}
+
+/** What admission decided; the handler then runs or attaches. */
+export type Admission =
+  /** A new task was created (and its key claimed): start its first turn. */
+  | { readonly kind: 'created'; readonly scope: Scope; readonly record: StoredTask; readonly message: Message }
+  /** An interrupted task was taken over for a new turn (fence + 1, WORKING): start the turn. */
+  | { readonly kind: 'continued'; readonly scope: Scope; readonly record: StoredTask; readonly message: Message }
+  /** A retry: attach to the task the first attempt created or continued. */
+  | { readonly kind: 'replay'; readonly scope: Scope; readonly record: StoredTask; readonly message: Message };
+
+/** The scope of a call: tenant and principal. */
+export function scopeOf(ctx: CallContext): Scope {
+  return { tenant: ctx.tenant, owner: ctx.principal ?? '' };
+}
+
+/** Admits a send, or throws the A2AError that refuses it. */
+export async function admitSend(
+  cfg: AdmissionConfig,
+  params: SendMessageRequest,
+  ctx: CallContext,
+  inlinePushConfig: TaskPushNotificationConfig | undefined,
+): Promise<Admission> {
+  const scope = scopeOf(ctx);
+  const message = params.message;
+  const read = readKey(message);
+  const attrs = { tenant: scope.tenant };
+  const count = (outcome: AdmissionOutcome, reason?: string) =>
+    cfg.metrics.add(ADMISSION_COUNTER, 1, reason ? { ...attrs, outcome, reason } : { ...attrs, outcome });
+  try {
+    if (read.error) {
+      throw new IdempotencyKeyInvalidError({
+        message: `Invalid idempotency key: ${describeKeyError(read.error)}`,
+      });
+    }
+    const key = read.key;
+    if (key !== undefined && !cfg.store.supportsIdempotency) {
+      throw new UnsupportedOperationError(
+        'This server cannot honour idempotency keys (its store has no key index; the agent card does not advertise the extension); send without a key',
+      );
+    }
+    const admission =
+      message.taskId !== undefined
+        ? await admitToExistingTask(cfg, scope, message, message.taskId, key)
+        : await admitNewTask(cfg, scope, message, key, inlinePushConfig);
+    count(admission.kind === 'replay' ? 'replayed' : 'claimed');
+    if (key !== undefined) {
+      cfg.logger.debug('send admitted', { outcome: admission.kind, keyHash: keyHash(key), taskId: admission.record.task.id });
+    }
+    return admission;
+  } catch (err) {
+    const reason = err instanceof A2AError ? err.reason : 'INTERNAL_ERROR';
+    const outcome: AdmissionOutcome =
+      reason === 'IDEMPOTENCY_KEY_REUSED' ? 'conflict' : reason === 'IDEMPOTENCY_KEY_EXPIRED' ? 'expired' : 'refused';
+    count(outcome, reason);
+    if (read.key !== undefined) {
+      cfg.logger.info('send refused', { outcome, reason, keyHash: keyHash(read.key) });
+    }
+    throw err;
+  }
+}
+
+function digestWithIds(task: Task): (m: Message) => string {
+  return (m) => messageDigest({ ...m, contextId: task.contextId, taskId: task.id } as Message);
+}
+
+async function admitToExistingTask(
+  cfg: AdmissionConfig,
+  scope: Scope,
+  message: Message,
+  taskId: string,
+  key: string | undefined,
+): Promise<Admission> {
+  if (key !== undefined) {
+    // A key on a continuation must not belong to another message; the history check below is the dedup.
+    const held = await cfg.store.getKey(scope, key);
+    if (held && !held.tombstone && held.messageId !== message.messageId) throw reused(held.messageId);
+  }
+  // The compare-and-set below can lose to a concurrent writer (another continuation, a cancel, the agent):
+  // re-read and decide again. Each round sees a newer version, so this settles quickly.
+  for (let attempt = 0; attempt < 16; attempt++) {
+    const record = await cfg.store.getTask(scope, taskId);
+    const verdict = guardExistingTask(record, message, digestWithIds(record?.task ?? { id: taskId } as Task));
+    if (verdict.kind === 'refuse') throw verdict.error;
+    const cur = record!;
+    if (verdict.kind === 'replay') return { kind: 'replay', scope, record: cur, message };
+    const stored: Message = { ...message, contextId: cur.task.contextId, taskId: cur.task.id } as Message;
+    const status = { state: 'TASK_STATE_WORKING' as const, timestamp: new Date(cfg.clock.now()).toISOString() };
+    const task: Task = { ...cur.task, status, history: [...(cur.task.history ?? []), stored] };
+    const res = await cfg.store.commit(scope, taskId, {
+      expectFence: cur.fence,
+      expectSeq: cur.seq,
+      nextFence: cur.fence + 1,
+      task,
+      events: [{ statusUpdate: { taskId, contextId: cur.task.contextId ?? '', status } }],
+    });
+    if (res.ok) return { kind: 'continued', scope, record: res.record, message: stored };
+  }
+  throw new ServerBusyError('The task is changing too fast to admit this message; retry');
+}
+
+function reused(heldBy: string): A2AError {
+  return new IdempotencyKeyReusedError({
+    message: `Idempotency key was already used for message ${heldBy}; a retry must resend the identical message`,
+    metadata: { heldByMessageId: heldBy },
+  });
+}
+
+async function admitNewTask(
+  cfg: AdmissionConfig,
+  scope: Scope,
+  message: Message,
+  key: string | undefined,
+  inlinePushConfig: TaskPushNotificationConfig | undefined,
+): Promise<Admission> {
+  const now = cfg.clock.now();
+  const digest = key !== undefined ? messageDigest(message) : '';
+  if (key !== undefined && cfg.expiredKeys === 'refuse') {
+    // A key whose mint time says it is older than the TTL is expired even if the store forgot it (SEMANTICS §2
+    // "age still known"), unless the store still holds it live (then it replays below).
+    const minted = mintTimeOf(key);
+    if (minted !== undefined && now - minted > cfg.keyTtlMs) {
+      const held = await cfg.store.getKey(scope, key);
+      if (!held || held.tombstone) throw expired();
+    }
+  }
+  const taskId = randomUUID();
+  const contextId = message.contextId ?? randomUUID();
+  const stored: Message = { ...message, contextId, taskId };
+  const task: Task = {
+    id: taskId,
+    contextId,
+    status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date(now).toISOString() },
+    history: [stored],
+  };
+  const res = await cfg.store.createTask(scope, {
+    task,
+    ...(key !== undefined
+      ? {
+          claim: { key, messageId: message.messageId, digest, expiresAt: now + cfg.keyTtlMs },
+          maxKeysPerTenant: cfg.maxKeysPerTenant,
+          onExpiredKey: cfg.expiredKeys === 'refuse' ? ('refuse' as const) : ('replace' as const),
+        }
+      : {}),
+    ...(inlinePushConfig ? { pushConfigs: [{ ...inlinePushConfig, taskId }] } : {}),
+  });
+  switch (res.outcome) {
+    case 'created':
+      return { kind: 'created', scope, record: res.record, message: stored };
+    case 'held': {
+      if (res.key.messageId !== message.messageId) throw reused(res.key.messageId);
+      if (res.key.digest !== digest) {
+        throw new IdempotencyKeyReusedError({
+          message: `Idempotency key was already used for message ${message.messageId} with different content`,
+          metadata: { heldByMessageId: res.key.messageId },
+        });
+      }
+      const record = await cfg.store.getTask(scope, res.key.taskId);
+      // The key outlives its task: a task removed by retention is not found, and the send does not run again.
+      if (!record) throw new TaskNotFoundError({ message: 'The task this key created has been removed by retention' });
+      return { kind: 'replay', scope, record, message };
+    }
+    case 'expired':
+      throw expired();
+    case 'capacity':
+      throw new IdempotencyCapacityError({ retryAfterSeconds: 30 });
+    case 'full':
+      throw new ServerBusyError({ message: 'The task store is at capacity; retry later', retryAfterSeconds: 5 });
+  }
+}
+
+function expired(): A2AError {
+  return new IdempotencyKeyExpiredError({
+    message: 'Idempotency key has expired: the send it protected may already have run; send again with a new key if you mean to',
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * What the transport layer knows about a call and hands to the RequestHandler: tenant, principal, negotiated
+ * version and extensions. Transport-agnostic, so JSON-RPC, REST (and later gRPC) build the same object.
+ */
+
+/** One call's context. */
+export interface CallContext {
+  /** The A2A tenant ('' for the default). REST takes it from the `/{tenant}` prefix, JSON-RPC from `params.tenant`. */
+  readonly tenant: string;
+  /** The authenticated principal, when the host authenticates callers; keys and tasks are scoped to it. */
+  readonly principal?: string;
+  /** Extension URIs the client requested in `A2A-Extensions`. */
+  readonly requestedExtensions: readonly string[];
+  /** Extension URIs the server activated for this call; echoed in the response's `A2A-Extensions`. */
+  readonly activatedExtensions: Set<string>;
+  /** Aborts when the client goes away (streams end; blocking waits stop, the task goes on). */
+  readonly signal?: AbortSignal;
+}
+
+/** A context for calls made in code (tests, embedding) rather than over HTTP. */
+export function localCallContext(init: Partial<Omit<CallContext, 'activatedExtensions'>> = {}): CallContext {
+  return {
+    tenant: init.tenant ?? '',
+    ...(init.principal !== undefined ? { principal: init.principal } : {}),
+    requestedExtensions: init.requestedExtensions ?? [],
+    activatedExtensions: new Set(),
+    ...(init.signal ? { signal: init.signal } : {}),
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The agent card a server publishes. The idempotency extension is advertised exactly when the configured store
+ * can honour keys, derived from the store rather than configured by hand, so card and behaviour cannot drift
+ * (seed 000 "Knowing whether a server honours it"). An operator's own entry for the URI is kept as written.
+ */
+import { IDEMPOTENCY_EXTENSION_URI } from '../idempotency/index.js';
+import type { AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill } from '../protocol/agent-card.js';
+import { BINDING_HTTP_JSON, BINDING_JSONRPC, PROTOCOL_VERSION } from '../protocol/constants.js';
+
+/** What a host says about its agent; the rest of the card is derived. */
+export interface AgentCardInit extends Partial<Omit<AgentCard, 'capabilities'>> {
+  name: string;
+  description: string;
+  capabilities?: AgentCapabilities;
+}
+
+/** Adds the idempotency extension when the store honours keys (unless the operator declared it already). */
+export function advertiseIdempotency(
+  capabilities: AgentCapabilities,
+  storeHonoursKeys: boolean,
+  keyTtlMs: number,
+): AgentCapabilities {
+  const declared = capabilities.extensions ?? [];
+  if (!storeHonoursKeys || declared.some((e) => e.uri === IDEMPOTENCY_EXTENSION_URI)) return capabilities;
+  const entry: AgentExtension = {
+    uri: IDEMPOTENCY_EXTENSION_URI,
+    description:
+      'Idempotent sends: a message carrying a key in metadata["a2a-rust.com/idempotency-key"] runs once; retries replay its task.',
+    required: false,
+    params: { keyTtlSeconds: Math.floor(keyTtlMs / 1000) },
+  };
+  return { ...capabilities, extensions: [...declared, entry] };
+}
+
+/** The card as served: defaults filled in, the extension advertised. Interfaces are filled per origin later. */
+export function buildAgentCard(init: AgentCardInit, storeHonoursKeys: boolean, keyTtlMs: number): AgentCard {
+  const skills: AgentSkill[] = init.skills ?? [];
+  return {
+    ...init,
+    name: init.name,
+    description: init.description,
+    version: init.version ?? '1.0.0',
+    supportedInterfaces: init.supportedInterfaces ?? [],
+    capabilities: advertiseIdempotency(init.capabilities ?? {}, storeHonoursKeys, keyTtlMs),
+    defaultInputModes: init.defaultInputModes ?? ['text/plain'],
+    defaultOutputModes: init.defaultOutputModes ?? ['text/plain'],
+    skills,
+  };
+}
+
+/** The JSON-RPC and HTTP+JSON interfaces at a base URL (JSON-RPC first: it is the one every peer speaks). */
+export function defaultInterfaces(baseUrl: string, tenant?: string): AgentInterface[] {
+  const base = baseUrl.replace(/\/+$/, '');
+  const t = tenant ? { tenant } : {};
+  return [
+    { url: `${base}/`, protocolBinding: BINDING_JSONRPC, protocolVersion: PROTOCOL_VERSION, ...t },
+    { url: base, protocolBinding: BINDING_HTTP_JSON, protocolVersion: PROTOCOL_VERSION, ...t },
+  ];
+}
+
+/** Extensions declared `required: true` on a card. */
+export function requiredExtensions(card: AgentCard): string[] {
+  return (card.capabilities.extensions ?? []).filter((e) => e.required === true).map((e) => e.uri);
+}

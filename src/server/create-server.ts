@@ -1,0 +1,30 @@
+/**
+ * One call to get a working server: the request handler plus its HTTP surface.
+ */
+import { A2ARequestHandler } from './a2a-request-handler.js';
+import { createFetchHandler, type FetchHandler } from './http/fetch-handler.js';
+import type { HttpOptions } from './http/http-options.js';
+import type { A2AServerOptions } from './options.js';
+
+/** An a2a-once server, not yet bound to a socket. */
+export interface A2AServer {
+  /** The transport-agnostic operations (call them directly in tests or from another binding). */
+  readonly handler: A2ARequestHandler;
+  /** The HTTP surface as `(Request) => Promise<Response>`. */
+  readonly fetch: FetchHandler;
+  /** Waits for running agent turns, then closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a server.
+ * @example
+ * const server = createA2AServer({ agent: { execute: async (ctx) => ctx.complete(`echo: ${ctx.userText}`) },
+ *   card: { name: 'echo', description: 'Echoes' } });
+ * const res = await server.fetch(new Request('http://localhost/.well-known/agent-card.json'));
+ */
+export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions }): A2AServer {
+  const handler = new A2ARequestHandler(options);
+  const fetch = createFetchHandler(handler, options.http);
+  return { handler, fetch, close: () => handler.close() };
+}

@@ -1,0 +1,48 @@
+/**
+ * Reading a request body as JSON under a size limit. A declared Content-Length over the limit is refused
+ * before reading; a chunked body is read incrementally and refused as soon as it passes the limit, so an
+ * oversized upload never sits in memory whole.
+ */
+import { JSONParseError, PayloadTooLargeError } from '../../protocol/errors.js';
+
+function tooLarge(max: number): PayloadTooLargeError {
+  return new PayloadTooLargeError({
+    message: `Request body exceeds the server's limit of ${max} bytes`,
+    metadata: { limitBytes: String(max) },
+  });
+}
+
+/** The body as text, or a PayloadTooLargeError. */
+export async function readBodyText(req: Request, maxBytes: number): Promise<string> {
+  const declared = req.headers.get('content-length');
+  if (declared !== null) {
+    const n = Number(declared);
+    if (Number.isFinite(n) && n > maxBytes) throw tooLarge(maxBytes);
+    // Node's parser delivers exactly Content-Length bytes, so the declared size bounds the read.
+    if (Number.isFinite(n)) return req.text();
+  }
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Parses JSON text; malformed JSON is -32700, never a crash. */
+export function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new JSONParseError({ message: `Invalid JSON payload: ${err instanceof Error ? err.message : 'parse error'}` });
+  }
+}

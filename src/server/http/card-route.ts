@@ -1,0 +1,70 @@
+/**
+ * `GET /.well-known/agent-card.json` (A2A §8.2, §8.6): the public card with JSONRPC and HTTP+JSON interfaces at
+ * the serving origin (unless the host configured its own), `Cache-Control`, a content-hash `ETag`, a
+ * `Last-Modified`, and 304 for a matching `If-None-Match` or `If-Modified-Since`.
+ */
+import { createHash } from 'node:crypto';
+import type { AgentCard } from '../../protocol/agent-card.js';
+import { MEDIA_JSON } from '../../protocol/constants.js';
+import { defaultInterfaces } from '../card.js';
+import type { ResolvedHttpOptions } from './http-options.js';
+
+interface RenderedCard {
+  readonly body: string;
+  readonly etag: string;
+}
+
+/** Serves the card; renders once per origin. */
+export class CardRoute {
+  readonly #cache = new Map<string, RenderedCard>();
+  readonly #lastModified: string;
+  readonly #lastModifiedMs: number;
+
+  constructor(
+    private readonly card: AgentCard,
+    private readonly options: ResolvedHttpOptions,
+    startedAt = Date.now(),
+  ) {
+    // HTTP dates have second precision; compare at that precision.
+    this.#lastModifiedMs = Math.floor(startedAt / 1000) * 1000;
+    this.#lastModified = new Date(this.#lastModifiedMs).toUTCString();
+  }
+
+  /** The card as served for a base URL. */
+  cardFor(baseUrl: string): AgentCard {
+    if (this.card.supportedInterfaces.length > 0) return this.card;
+    return { ...this.card, supportedInterfaces: defaultInterfaces(baseUrl) };
+  }
+
+  #render(origin: string): RenderedCard {
+    let r = this.#cache.get(origin);
+    if (!r) {
+      const body = JSON.stringify(this.cardFor(this.options.publicBaseUrl ?? origin));
+      const etag = `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+      r = { body, etag };
+      // Bounded: Host headers are client-controlled.
+      if (this.#cache.size >= 64) this.#cache.clear();
+      this.#cache.set(origin, r);
+    }
+    return r;
+  }
+
+  /** Answers a GET (or HEAD) of the card. */
+  handle(req: Request, url: URL): Response {
+    const r = this.#render(url.origin);
+    const headers: Record<string, string> = {
+      ETag: r.etag,
+      'Last-Modified': this.#lastModified,
+      'Cache-Control': `public, max-age=${this.options.cardMaxAgeSeconds}`,
+    };
+    const inm = req.headers.get('if-none-match');
+    const ims = req.headers.get('if-modified-since');
+    const notModified =
+      inm !== null
+        ? inm.split(',').some((t) => t.trim() === r.etag || t.trim() === '*')
+        : ims !== null && Date.parse(ims) >= this.#lastModifiedMs;
+    if (notModified) return new Response(null, { status: 304, headers });
+    headers['Content-Type'] = MEDIA_JSON;
+    return new Response(req.method === 'HEAD' ? null : r.body, { status: 200, headers });
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The server core as a web-standard function, `(Request) => Promise<Response>`: the agent card, the JSON-RPC
+ * endpoint and the REST routes. Node, Hono, Bun or a worker runtime serve it through a thin adapter.
+ */
+import { AGENT_CARD_PATH } from '../../protocol/constants.js';
+import { A2AError, InternalError, MethodNotFoundError, toA2AError } from '../../protocol/errors.js';
+import type { RequestHandler } from '../request-handler.js';
+import { CardRoute } from './card-route.js';
+import { resolveHttpOptions, type HttpOptions } from './http-options.js';
+import { handleJsonRpc } from './jsonrpc-binding.js';
+import { handleRest, restErrorResponse } from './rest-binding.js';
+import { matchRestRoute } from './rest-routes.js';
+
+/** A fetch-style request handler. */
+export type FetchHandler = (request: Request) => Promise<Response>;
+
+/** Builds the HTTP surface of a RequestHandler. */
+export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOptions = {}): FetchHandler {
+  const options = resolveHttpOptions(httpOptions);
+  const card = new CardRoute(handler.agentCard, options);
+  return async (req) => {
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      return restErrorResponse(new InternalError('Malformed request URL'));
+    }
+    try {
+      const path = url.pathname;
+      if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD')) return card.handle(req, url);
+      if (path === options.jsonRpcPath && req.method === 'POST') return await handleJsonRpc(req, url, handler, options);
+      const route = matchRestRoute(req.method, path);
+      if ('miss' in route) {
+        const err = new MethodNotFoundError({ message: `No route for ${req.method} ${path}`, metadata: { path } });
+        if (route.miss === 'not-found') return restErrorResponse(err);
+        const res = restErrorResponse(
+          new A2AError({ ...err.spec, httpStatus: 405, defaultMessage: 'Method not allowed' }, {
+            message: `${req.method} is not allowed on ${path}`,
+          }),
+        );
+        res.headers.set('Allow', route.allow);
+        return res;
+      }
+      return await handleRest(req, url, route, handler, options);
+    } catch (err) {
+      return restErrorResponse(toA2AError(err));
+    }
+  };
+}

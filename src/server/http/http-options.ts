@@ -1,0 +1,44 @@
+/**
+ * Options of the HTTP layer (both bindings, the card route, limits).
+ */
+
+/** What the HTTP layer can be told. */
+export interface HttpOptions {
+  /** Path of the JSON-RPC endpoint (default `/`). */
+  jsonRpcPath?: string;
+  /** Largest request body accepted; larger gets 413 (default 4 MiB). */
+  maxBodyBytes?: number;
+  /**
+   * Authenticates a request: return the principal (tasks and keys are scoped to it), `undefined` for an anonymous
+   * caller, or throw an `UnauthenticatedError` to refuse it (401).
+   */
+  authenticate?: (request: Request) => string | undefined | Promise<string | undefined>;
+  /** Base URL the card advertises; default: the origin the card was requested on. */
+  publicBaseUrl?: string;
+  /** `Cache-Control: max-age` of the agent card, in seconds (default 300). */
+  cardMaxAgeSeconds?: number;
+  /** Interval of SSE keep-alive comments, in ms (default 15 s; 0 disables). */
+  sseKeepAliveMs?: number;
+}
+
+/** HttpOptions with defaults applied. */
+export interface ResolvedHttpOptions {
+  readonly jsonRpcPath: string;
+  readonly maxBodyBytes: number;
+  readonly authenticate: HttpOptions['authenticate'];
+  readonly publicBaseUrl: string | undefined;
+  readonly cardMaxAgeSeconds: number;
+  readonly sseKeepAliveMs: number;
+}
+
+/** Applies defaults. */
+export function resolveHttpOptions(o: HttpOptions = {}): ResolvedHttpOptions {
+  return {
+    jsonRpcPath: o.jsonRpcPath ?? '/',
+    maxBodyBytes: o.maxBodyBytes ?? 4 * 1024 * 1024,
+    authenticate: o.authenticate,
+    publicBaseUrl: o.publicBaseUrl,
+    cardMaxAgeSeconds: o.cardMaxAgeSeconds ?? 300,
+    sseKeepAliveMs: o.sseKeepAliveMs ?? 15_000,
+  };
+}

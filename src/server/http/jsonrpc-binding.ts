@@ -1,0 +1,87 @@
+/**
+ * The JSON-RPC 2.0 binding (A2A §9): one POST endpoint, PascalCase methods, `params` as the ProtoJSON request,
+ * streaming methods answered as SSE whose every `data:` is a whole JSON-RPC response. Errors go out with HTTP
+ * 200, as `@a2a-js/sdk` does, except a refusal that means "retry later" (503 + Retry-After) and an oversized body
+ * (413), whose HTTP status says so to proxies and retrying clients.
+ */
+import { MEDIA_JSON } from '../../protocol/constants.js';
+import {
+  A2AError,
+  ContentTypeNotSupportedError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  toA2AError,
+} from '../../protocol/errors.js';
+import { toJsonRpcError } from '../../protocol/error-wire.js';
+import { parseParams } from '../../protocol/parse.js';
+import type { RequestHandler } from '../request-handler.js';
+import { parseJsonText, readBodyText } from './body.js';
+import { setupCall } from './call-setup.js';
+import { dispatch, isA2AMethod } from './dispatch.js';
+import type { ResolvedHttpOptions } from './http-options.js';
+import { echoExtensions } from './service-params.js';
+import { sseBody, sseHeaders } from './sse.js';
+
+type JsonRpcId = string | number | null;
+
+function errorResponse(id: JsonRpcId, err: A2AError, extraHeaders: Record<string, string> = {}): Response {
+  const status = err.httpStatus === 503 || err.httpStatus === 413 ? err.httpStatus : err.code === -32603 ? 500 : 200;
+  const headers: Record<string, string> = { 'Content-Type': MEDIA_JSON, ...extraHeaders };
+  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(err) }), { status, headers });
+}
+
+function isJsonContentType(ct: string | null): boolean {
+  if (ct === null) return true;
+  const base = ct.split(';', 1)[0]!.trim().toLowerCase();
+  return base === 'application/json' || base === 'application/a2a+json';
+}
+
+/** Handles one JSON-RPC request. Never throws: every failure is a JSON-RPC error response. */
+export async function handleJsonRpc(
+  req: Request,
+  url: URL,
+  handler: RequestHandler,
+  options: ResolvedHttpOptions,
+): Promise<Response> {
+  let id: JsonRpcId = null;
+  const ctl = new AbortController();
+  try {
+    if (!isJsonContentType(req.headers.get('content-type'))) {
+      throw new ContentTypeNotSupportedError('Content-Type must be application/json');
+    }
+    const body = parseJsonText(await readBodyText(req, options.maxBodyBytes));
+    if (Array.isArray(body)) throw new InvalidRequestError('Batch requests are not supported');
+    if (typeof body !== 'object' || body === null) throw new InvalidRequestError('A JSON-RPC request must be an object');
+    const env = body as Record<string, unknown>;
+    if (typeof env.id === 'string' || typeof env.id === 'number') id = env.id;
+    if (env.jsonrpc !== '2.0') throw new InvalidRequestError('jsonrpc must be "2.0"');
+    if (env.id !== undefined && env.id !== null && typeof env.id !== 'string' && typeof env.id !== 'number') {
+      throw new InvalidRequestError('id must be a string, a number or null');
+    }
+    const method = env.method;
+    if (typeof method !== 'string') throw new InvalidRequestError('method must be a string');
+    if (!isA2AMethod(method)) throw new MethodNotFoundError({ message: `Method not found: ${method}`, metadata: { method } });
+    const params = parseParams(method, env.params ?? {});
+    const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl.signal);
+    const result = await dispatch(handler, method, params, ctx);
+    const headers = echoExtensions({}, ctx.activatedExtensions);
+    if (!result.stream) {
+      headers['Content-Type'] = MEDIA_JSON;
+      return new Response(JSON.stringify({ jsonrpc: '2.0', id, result: result.value }), { status: 200, headers });
+    }
+    const rid = id;
+    req.signal?.addEventListener('abort', () => ctl.abort(), { once: true });
+    const stream = sseBody(
+      result.events,
+      (event) => JSON.stringify({ jsonrpc: '2.0', id: rid, result: event }),
+      (err) => JSON.stringify({ jsonrpc: '2.0', id: rid, error: toJsonRpcError(toA2AError(err)) }),
+      options.sseKeepAliveMs,
+      () => ctl.abort(),
+    );
+    return new Response(stream, { status: 200, headers: sseHeaders(headers) });
+  } catch (err) {
+    ctl.abort();
+    return errorResponse(id, toA2AError(err));
+  }
+}

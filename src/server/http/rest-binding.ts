@@ -1,0 +1,102 @@
+/**
+ * The HTTP+JSON (REST) binding (A2A §11): ProtoJSON bodies, camelCase query parameters on GET, path variables
+ * and the `/{tenant}` prefix filling the request, errors as `google.rpc.Status` with the error's HTTP status
+ * (digest §4.2), streams as SSE of bare StreamResponse objects. 201 for a created push config and 204 for a
+ * deleted one, as `@a2a-js/sdk` does; clients accept any 2xx.
+ */
+import { MEDIA_A2A_JSON } from '../../protocol/constants.js';
+import { A2AError, ContentTypeNotSupportedError, toA2AError } from '../../protocol/errors.js';
+import { toRestErrorBody } from '../../protocol/error-wire.js';
+import { parseParams } from '../../protocol/parse.js';
+import type { RequestHandler } from '../request-handler.js';
+import { parseJsonText, readBodyText } from './body.js';
+import { setupCall } from './call-setup.js';
+import { dispatch } from './dispatch.js';
+import type { ResolvedHttpOptions } from './http-options.js';
+import type { RestMatch } from './rest-routes.js';
+import { echoExtensions } from './service-params.js';
+import { sseBody, sseHeaders } from './sse.js';
+
+/** A REST error response for an A2AError. */
+export function restErrorResponse(err: A2AError): Response {
+  const headers: Record<string, string> = { 'Content-Type': MEDIA_A2A_JSON };
+  if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+  return new Response(JSON.stringify(toRestErrorBody(err)), { status: err.httpStatus, headers });
+}
+
+const NUMERIC_QUERY = new Set(['historyLength', 'pageSize', 'history_length', 'page_size']);
+const BOOLEAN_QUERY = new Set(['includeArtifacts', 'include_artifacts']);
+
+/** Query parameters as a request object: numbers and booleans converted, repeated keys as lists (§11.5). */
+function queryObject(url: URL): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of url.searchParams) {
+    if (k === 'A2A-Version') continue;
+    let value: unknown = v;
+    if (NUMERIC_QUERY.has(k) && /^-?\d+$/.test(v)) value = Number(v);
+    else if (BOOLEAN_QUERY.has(k) && (v === 'true' || v === 'false')) value = v === 'true';
+    const prev = out[k];
+    out[k] = prev === undefined ? value : Array.isArray(prev) ? [...(prev as unknown[]), value] : [prev, value];
+  }
+  return out;
+}
+
+function isJsonContentType(ct: string | null): boolean {
+  if (ct === null) return true;
+  const base = ct.split(';', 1)[0]!.trim().toLowerCase();
+  return base === 'application/json' || base === 'application/a2a+json' || base === '';
+}
+
+async function requestObject(req: Request, url: URL, options: ResolvedHttpOptions): Promise<Record<string, unknown>> {
+  if (req.method === 'GET' || req.method === 'DELETE') return queryObject(url);
+  if (!isJsonContentType(req.headers.get('content-type'))) {
+    throw new ContentTypeNotSupportedError('Content-Type must be application/json or application/a2a+json');
+  }
+  const text = await readBodyText(req, options.maxBodyBytes);
+  if (text.trim() === '') return {};
+  const body = parseJsonText(text);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ContentTypeNotSupportedError('The request body must be a JSON object');
+  }
+  return body as Record<string, unknown>;
+}
+
+/** Handles one REST request on a matched route. Never throws. */
+export async function handleRest(
+  req: Request,
+  url: URL,
+  route: RestMatch,
+  handler: RequestHandler,
+  options: ResolvedHttpOptions,
+): Promise<Response> {
+  const ctl = new AbortController();
+  try {
+    const raw = await requestObject(req, url, options);
+    // Path variables and the path tenant are canonical (digest §9: the path tenant wins over the body's).
+    if (route.vars.id !== undefined) raw.id = route.vars.id;
+    if (route.vars.taskId !== undefined) raw.taskId = route.vars.taskId;
+    if (route.tenant !== '') raw.tenant = route.tenant;
+    const params = parseParams(route.method, raw);
+    const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl.signal);
+    const result = await dispatch(handler, route.method, params, ctx);
+    const headers = echoExtensions({}, ctx.activatedExtensions);
+    if (result.stream) {
+      req.signal?.addEventListener('abort', () => ctl.abort(), { once: true });
+      const stream = sseBody(
+        result.events,
+        (event) => JSON.stringify(event),
+        (err) => JSON.stringify(toRestErrorBody(toA2AError(err))),
+        options.sseKeepAliveMs,
+        () => ctl.abort(),
+      );
+      return new Response(stream, { status: 200, headers: sseHeaders(headers) });
+    }
+    if (route.method === 'DeleteTaskPushNotificationConfig') return new Response(null, { status: 204, headers });
+    headers['Content-Type'] = MEDIA_A2A_JSON;
+    const status = route.method === 'CreateTaskPushNotificationConfig' ? 201 : 200;
+    return new Response(JSON.stringify(result.value), { status, headers });
+  } catch (err) {
+    ctl.abort();
+    return restErrorResponse(toA2AError(err));
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Service parameters (A2A §3.2.6, §3.6): `A2A-Version` and `A2A-Extensions`, from headers (or the version from
+ * the query string, §3.6.1).
+ */
+import { HEADER_EXTENSIONS, HEADER_VERSION, PROTOCOL_VERSION } from '../../protocol/constants.js';
+import { VersionNotSupportedError } from '../../protocol/errors.js';
+
+/**
+ * Checks the requested version. 1.0 is served; a missing or empty header is served as 1.0 (a v1.0-only server
+ * has nothing else to offer, and peers that omit it are common); a patch number is ignored (§3.6: "MUST NOT
+ * influence negotiation"); anything else is refused with VersionNotSupported.
+ */
+export function checkVersion(headers: Headers, url: URL | undefined): void {
+  const raw = headers.get(HEADER_VERSION) ?? url?.searchParams.get(HEADER_VERSION) ?? '';
+  const v = raw.trim();
+  if (v === '') return;
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(v);
+  if (m && `${m[1]}.${m[2]}` === PROTOCOL_VERSION) return;
+  throw new VersionNotSupportedError({
+    message: `A2A-Version ${v} is not supported; this server speaks ${PROTOCOL_VERSION}`,
+    metadata: { requested: v, supported: PROTOCOL_VERSION },
+  });
+}
+
+/** The extension URIs the client requested: comma-separated, trimmed, de-duplicated. */
+export function requestedExtensions(headers: Headers): string[] {
+  const raw = headers.get(HEADER_EXTENSIONS);
+  if (!raw) return [];
+  const out: string[] = [];
+  for (const part of raw.split(',')) {
+    const uri = part.trim();
+    if (uri !== '' && !out.includes(uri)) out.push(uri);
+  }
+  return out;
+}
+
+/** Adds the `A2A-Extensions` echo of what the server activated (only when something was). */
+export function echoExtensions(headers: Record<string, string>, activated: ReadonlySet<string>): Record<string, string> {
+  if (activated.size > 0) headers[HEADER_EXTENSIONS] = [...activated].join(', ');
+  return headers;
+}

@@ -1,0 +1,55 @@
+/**
+ * `a2a-once/server/node`: serves a fetch handler on node:http (through `@hono/node-server`'s request
+ * listener, which builds web Requests lazily and streams web Responses, SSE included).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { FetchHandler } from '../http/fetch-handler.js';
+
+/** Where to listen. */
+export interface ListenOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+}
+
+/** A listening server. */
+export interface NodeServerHandle {
+  /** `http://HOST:PORT` */
+  readonly url: string;
+  readonly port: number;
+  readonly server: Server;
+  /** Stops accepting connections and closes idle ones; resolves when the socket is closed. */
+  close(): Promise<void>;
+}
+
+/** Serves `fetch` on node:http. */
+export async function serveNode(fetch: FetchHandler, options: ListenOptions = {}): Promise<NodeServerHandle> {
+  const host = options.host ?? '127.0.0.1';
+  const server = createServer(getRequestListener(fetch));
+  // Keep-alive above typical load-balancer idle timeouts, so proxies never reuse a socket we just closed.
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Streams still open are ended after a grace period so shutdown cannot hang on a subscriber.
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      }),
+  };
+}

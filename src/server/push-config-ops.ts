@@ -1,0 +1,90 @@
+/**
+ * The four push-config operations (A2A §3.1.7–3.1.10). Configs are stored per task; delivery (outbox, signing,
+ * SSRF checks) is a later layer.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  InvalidParamsError,
+  PushNotificationNotSupportedError,
+  TaskNotFoundError,
+} from '../protocol/errors.js';
+import type { AgentCard } from '../protocol/agent-card.js';
+import type {
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  TaskPushNotificationConfig,
+  TaskPushNotificationConfigRef,
+} from '../protocol/requests.js';
+import type { Scope } from '../store/scope.js';
+import type { TaskStore } from '../store/task-store.js';
+
+/** Refuses push operations when the card does not declare the capability. */
+export function assertPushSupported(card: AgentCard): void {
+  if (card.capabilities.pushNotifications !== true) throw new PushNotificationNotSupportedError();
+}
+
+/** Checks a webhook URL's form (http or https, absolute) and gives the config an id. */
+export function preparePushConfig(config: TaskPushNotificationConfig, taskId: string): TaskPushNotificationConfig {
+  let url: URL;
+  try {
+    url = new URL(config.url);
+  } catch {
+    throw new InvalidParamsError('Invalid parameters: url is not an absolute URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new InvalidParamsError('Invalid parameters: url must be http or https');
+  }
+  const { tenant: _tenant, ...rest } = config;
+  return { ...rest, id: config.id || randomUUID(), taskId };
+}
+
+async function assertTaskVisible(store: TaskStore, scope: Scope, taskId: string): Promise<void> {
+  const rec = await store.getTask(scope, taskId);
+  if (!rec || rec.kind !== 'task') throw new TaskNotFoundError();
+}
+
+/** CreateTaskPushNotificationConfig: creating again with the same id replaces the config. */
+export async function createPushConfig(
+  store: TaskStore,
+  scope: Scope,
+  params: TaskPushNotificationConfig,
+): Promise<TaskPushNotificationConfig> {
+  const taskId = params.taskId;
+  if (!taskId) throw new InvalidParamsError('Invalid parameters: taskId is required');
+  await assertTaskVisible(store, scope, taskId);
+  const config = preparePushConfig(params, taskId);
+  await store.putPushConfig(scope, taskId, config);
+  return config;
+}
+
+/** GetTaskPushNotificationConfig: a missing config is TaskNotFound (A2A §3.1.8). */
+export async function getPushConfig(
+  store: TaskStore,
+  scope: Scope,
+  params: TaskPushNotificationConfigRef,
+): Promise<TaskPushNotificationConfig> {
+  await assertTaskVisible(store, scope, params.taskId);
+  const config = await store.getPushConfig(scope, params.taskId, params.id);
+  if (!config) throw new TaskNotFoundError('Push notification config not found');
+  return config;
+}
+
+/** ListTaskPushNotificationConfigs: every config of the task, one page. */
+export async function listPushConfigs(
+  store: TaskStore,
+  scope: Scope,
+  params: ListTaskPushNotificationConfigsRequest,
+): Promise<ListTaskPushNotificationConfigsResponse> {
+  await assertTaskVisible(store, scope, params.taskId);
+  return { configs: await store.listPushConfigs(scope, params.taskId), nextPageToken: '' };
+}
+
+/** DeleteTaskPushNotificationConfig: idempotent (A2A §3.1.10). */
+export async function deletePushConfig(
+  store: TaskStore,
+  scope: Scope,
+  params: TaskPushNotificationConfigRef,
+): Promise<void> {
+  await assertTaskVisible(store, scope, params.taskId);
+  await store.deletePushConfig(scope, params.taskId, params.id);
+}

@@ -1,0 +1,51 @@
+/**
+ * The transport-agnostic server surface: the eleven A2A v1.0 operations (digest §1.1). Bindings (JSON-RPC, REST)
+ * parse and validate params, call these, and render results or `A2AError`s. Every method throws only A2AError.
+ */
+import type { AgentCard } from '../protocol/agent-card.js';
+import type { SendMessageResponse, StreamResponse, Task } from '../protocol/model.js';
+import type {
+  CancelTaskRequest,
+  GetExtendedAgentCardRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  SendMessageRequest,
+  SubscribeToTaskRequest,
+  TaskPushNotificationConfig,
+  TaskPushNotificationConfigRef,
+} from '../protocol/requests.js';
+import type { CallContext } from './call-context.js';
+
+/** The eleven operations. */
+export interface RequestHandler {
+  /** The public agent card (what `/.well-known/agent-card.json` serves). */
+  readonly agentCard: AgentCard;
+
+  sendMessage(params: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse>;
+  /**
+   * Resolves once the stream is admitted (so refusals reject the promise and bindings can answer with a plain
+   * error instead of SSE); the iterable then yields the stream's events and ends where the digest §1.5 says.
+   */
+  sendStreamingMessage(params: SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamResponse>>;
+  getTask(params: GetTaskRequest, ctx: CallContext): Promise<Task>;
+  listTasks(params: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse>;
+  cancelTask(params: CancelTaskRequest, ctx: CallContext): Promise<Task>;
+  subscribeToTask(params: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamResponse>>;
+  createTaskPushNotificationConfig(
+    params: TaskPushNotificationConfig,
+    ctx: CallContext,
+  ): Promise<TaskPushNotificationConfig>;
+  getTaskPushNotificationConfig(
+    params: TaskPushNotificationConfigRef,
+    ctx: CallContext,
+  ): Promise<TaskPushNotificationConfig>;
+  listTaskPushNotificationConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    ctx: CallContext,
+  ): Promise<ListTaskPushNotificationConfigsResponse>;
+  deleteTaskPushNotificationConfig(params: TaskPushNotificationConfigRef, ctx: CallContext): Promise<void>;
+  getExtendedAgentCard(params: GetExtendedAgentCardRequest, ctx: CallContext): Promise<AgentCard>;
+}

@@ -1,0 +1,180 @@
+/**
+ * One worker running one turn of a task under a fencing token. It implements `AgentContext`: every report is
+ * folded into the task and committed as a compare-and-set on the fence, in the order the agent made them (the
+ * worker serialises its own writes). A refused write means the task moved on (cancel, takeover): the worker
+ * aborts its signal and the agent's call throws `StaleWriterError` (SEMANTICS §4).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Artifact, JsonObject, Message, StreamResponse, Task } from '../../protocol/model.js';
+import { isTerminalState, type TaskState } from '../../protocol/task-state.js';
+import type { Scope } from '../../store/scope.js';
+import type { StoredTask } from '../../store/records.js';
+import type { TaskStore } from '../../store/task-store.js';
+import {
+  StaleWriterError,
+  type AgentContext,
+  type ArtifactChunkOptions,
+  type ArtifactInit,
+  type StatusMessageInit,
+} from '../agent-executor.js';
+import { applyArtifactUpdate, applyStatusUpdate } from '../task-events.js';
+import { agentMessage, textOf } from './message-init.js';
+
+/** What a worker needs to start. */
+export interface TaskWorkerInit {
+  readonly store: TaskStore;
+  readonly scope: Scope;
+  readonly record: StoredTask;
+  readonly message: Message;
+  readonly isContinuation: boolean;
+  readonly requestedExtensions: readonly string[];
+  readonly principal: string | undefined;
+}
+
+/** The AgentContext of one turn. */
+export class TaskWorker implements AgentContext {
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly message: Message;
+  readonly userText: string;
+  readonly task: Task;
+  readonly isContinuation: boolean;
+  readonly tenant: string;
+  readonly principal: string | undefined;
+  readonly requestedExtensions: readonly string[];
+  readonly #controller = new AbortController();
+  readonly #store: TaskStore;
+  readonly #scope: Scope;
+  readonly #fence: number;
+  #current: StoredTask;
+  /** Tail of the write chain: writes commit in call order even if the agent does not await them. */
+  #chain: Promise<unknown> = Promise.resolve();
+  #replied = false;
+
+  constructor(init: TaskWorkerInit) {
+    this.#store = init.store;
+    this.#scope = init.scope;
+    this.#current = init.record;
+    this.#fence = init.record.fence;
+    this.task = init.record.task;
+    this.taskId = init.record.task.id;
+    this.contextId = init.record.task.contextId ?? '';
+    this.message = init.message;
+    this.userText = textOf(init.message);
+    this.isContinuation = init.isContinuation;
+    this.tenant = init.scope.tenant;
+    this.principal = init.principal;
+    this.requestedExtensions = init.requestedExtensions;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The latest record this worker wrote or saw. */
+  get current(): StoredTask {
+    return this.#current;
+  }
+
+  /** Stops the worker (cancel or takeover seen elsewhere). */
+  abort(reason: string): void {
+    if (!this.#controller.signal.aborted) this.#controller.abort(new StaleWriterError(this.taskId));
+    void reason;
+  }
+
+  status(state: TaskState, message?: StatusMessageInit, metadata?: JsonObject): Promise<void> {
+    return this.#write((task) => {
+      const status = {
+        state,
+        ...(message !== undefined ? { message: agentMessage(message, this.taskId, this.contextId) } : {}),
+        timestamp: new Date().toISOString(),
+      };
+      const ev = { taskId: this.taskId, contextId: this.contextId, status, ...(metadata ? { metadata } : {}) };
+      return { task: applyStatusUpdate(task, ev), event: { statusUpdate: ev } };
+    }).then(() => undefined);
+  }
+
+  working(message?: StatusMessageInit): Promise<void> {
+    return this.status('TASK_STATE_WORKING', message);
+  }
+  complete(message?: StatusMessageInit): Promise<void> {
+    return this.status('TASK_STATE_COMPLETED', message);
+  }
+  fail(message?: StatusMessageInit): Promise<void> {
+    return this.status('TASK_STATE_FAILED', message);
+  }
+  reject(message?: StatusMessageInit): Promise<void> {
+    return this.status('TASK_STATE_REJECTED', message);
+  }
+  requireInput(message: StatusMessageInit): Promise<void> {
+    return this.status('TASK_STATE_INPUT_REQUIRED', message);
+  }
+  requireAuth(message: StatusMessageInit): Promise<void> {
+    return this.status('TASK_STATE_AUTH_REQUIRED', message);
+  }
+
+  artifact(init: ArtifactInit, options: ArtifactChunkOptions = {}): Promise<Artifact> {
+    const artifact: Artifact = { ...init, artifactId: init.artifactId ?? randomUUID() };
+    return this.#write((task) => {
+      const ev = {
+        taskId: this.taskId,
+        contextId: this.contextId,
+        artifact,
+        ...(options.append ? { append: true } : {}),
+        ...(options.lastChunk ? { lastChunk: true } : {}),
+      };
+      return { task: applyArtifactUpdate(task, ev), event: { artifactUpdate: ev } };
+    }).then(() => artifact);
+  }
+
+  reply(init: StatusMessageInit): Promise<void> {
+    if (this.isContinuation || this.#replied || this.#current.seq !== 0) {
+      return Promise.reject(new Error('reply() must be the first and only output of a first turn'));
+    }
+    this.#replied = true;
+    const message = agentMessage(init, undefined, this.contextId);
+    return this.#write((task) => ({ task, event: { message }, reply: message })).then(() => undefined);
+  }
+
+  /** Whether the task is still active (SUBMITTED or WORKING) in this worker's view. */
+  get isActive(): boolean {
+    const r = this.#current;
+    if (r.kind === 'message') return false;
+    const s = r.task.status.state;
+    return s === 'TASK_STATE_SUBMITTED' || s === 'TASK_STATE_WORKING';
+  }
+
+  #write(
+    step: (task: Task) => { task: Task; event: StreamResponse; reply?: Message },
+  ): Promise<StoredTask> {
+    const run = async (): Promise<StoredTask> => {
+      if (this.#controller.signal.aborted) throw new StaleWriterError(this.taskId);
+      const cur = this.#current;
+      if (cur.kind === 'message' || isTerminalState(cur.task.status.state)) {
+        throw new Error(`task ${this.taskId} is already finished; no further output is accepted`);
+      }
+      const next = step(cur.task);
+      const res = await this.#store.commit(this.#scope, this.taskId, {
+        expectFence: this.#fence,
+        task: next.task,
+        events: [next.event],
+        ...(next.reply ? { reply: next.reply } : {}),
+      });
+      if (!res.ok) {
+        if (res.current) this.#current = res.current;
+        this.abort('fenced out');
+        throw new StaleWriterError(this.taskId);
+      }
+      this.#current = res.record;
+      return res.record;
+    };
+    const p = this.#chain.then(run, run);
+    this.#chain = p.catch(() => undefined);
+    return p;
+  }
+
+  /** Waits until every write the agent started has settled. */
+  drain(): Promise<unknown> {
+    return this.#chain;
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * The store layer: the `TaskStore` contract and the in-memory backend. SQL backends live behind their own
+ * subpath exports (`a2a-once/stores/sqlite`, `a2a-once/stores/postgres`) so their drivers stay optional.
+ */
+export * from './clock.js';
+export * from './scope.js';
+export * from './records.js';
+export * from './task-store.js';
+export * from './retention.js';
+export * from './page-token.js';
+export * from './memory/index.js';

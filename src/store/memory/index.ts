@@ -1,0 +1,1 @@
+export { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory-task-store.js';

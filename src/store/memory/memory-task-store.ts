@@ -1,0 +1,373 @@
+/**
+ * The in-memory `TaskStore`: one process, no I/O, bounded. Every operation runs synchronously between awaits, so
+ * each one is a single critical section: that is the whole atomicity argument (a claim's lookup and insert can
+ * never interleave with another's). Unlike `@a2a-js/sdk`'s store it does not deep-copy on every load and save,
+ * and it does not grow without limit: a cap on tasks, a TTL for terminal ones, and a cap on keys per tenant.
+ */
+import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
+import { isTerminalState } from '../../protocol/task-state.js';
+import { systemClock, type Clock } from '../clock.js';
+import { compareNewestFirst, decodePageToken, encodePageToken } from '../page-token.js';
+import type { KeyRecord, StoredEvent, StoredTask } from '../records.js';
+import { DEFAULT_TOMBSTONE_TTL_MS, emptyPurgeReport, type PurgeReport, type RetentionPolicy } from '../retention.js';
+import type { Scope } from '../scope.js';
+import type {
+  CommitResult,
+  CreateTaskInput,
+  CreateTaskResult,
+  StoreCapabilities,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+  TaskWrite,
+} from '../task-store.js';
+import { MemoryPartition, wake, type TaskEntry } from './memory-partition.js';
+
+/** Options of the in-memory store. */
+export interface MemoryTaskStoreOptions {
+  clock?: Clock;
+  /** Most tasks kept at once, all scopes together (default 100,000). At the cap the oldest terminal is evicted. */
+  maxTasks?: number;
+  /** Terminal tasks are dropped this long after they finished (default 24 h). */
+  terminalTaskTtlMs?: number;
+  /** Tombstones are dropped this long after their key expired (default 7 days). */
+  tombstoneTtlMs?: number;
+  /** Entries examined per amortised sweep, run every 64 task creations (default 256). */
+  sweepBudget?: number;
+}
+
+const DEFAULT_MAX_TASKS = 100_000;
+const DEFAULT_TERMINAL_TTL_MS = 86_400_000;
+
+/** In-memory TaskStore. */
+export class MemoryTaskStore implements TaskStore {
+  readonly capabilities: StoreCapabilities = { idempotency: true, sharedAcrossProcesses: false };
+  readonly supportsIdempotency = true;
+
+  readonly #clock: Clock;
+  readonly #maxTasks: number;
+  readonly #terminalTtlMs: number;
+  readonly #tombstoneTtlMs: number;
+  readonly #sweepBudget: number;
+  readonly #partitions = new Map<string, MemoryPartition>();
+  /** Keys held per tenant (live + tombstones), for the per-tenant cap. */
+  readonly #keysPerTenant = new Map<string, number>();
+  /** Terminal tasks in the order they finished: eviction and TTL take from the front. */
+  readonly #terminalOrder = new Map<TaskEntry, MemoryPartition>();
+  #taskCount = 0;
+  #createsSinceSweep = 0;
+
+  constructor(options: MemoryTaskStoreOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS;
+    this.#terminalTtlMs = options.terminalTaskTtlMs ?? DEFAULT_TERMINAL_TTL_MS;
+    this.#tombstoneTtlMs = options.tombstoneTtlMs ?? DEFAULT_TOMBSTONE_TTL_MS;
+    this.#sweepBudget = options.sweepBudget ?? 256;
+  }
+
+  /** Number of tasks held, all scopes together. */
+  get taskCount(): number {
+    return this.#taskCount;
+  }
+
+  /** Number of keys (live and tombstones) held for a tenant. */
+  keyCount(tenant: string): number {
+    return this.#keysPerTenant.get(tenant) ?? 0;
+  }
+
+  #partition(scope: Scope, create: true): MemoryPartition;
+  #partition(scope: Scope, create: false): MemoryPartition | undefined;
+  #partition(scope: Scope, create: boolean): MemoryPartition | undefined {
+    const id = scope.tenant + '\u0000' + scope.owner;
+    let p = this.#partitions.get(id);
+    if (!p && create) {
+      p = new MemoryPartition(id, scope.tenant);
+      this.#partitions.set(id, p);
+    }
+    return p;
+  }
+
+  createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
+    return Promise.resolve(this.#createTask(scope, input));
+  }
+
+  #createTask(scope: Scope, input: CreateTaskInput): CreateTaskResult {
+    const now = this.#clock.now();
+    if (++this.#createsSinceSweep >= 64) {
+      this.#createsSinceSweep = 0;
+      this.#sweep(now, this.#sweepBudget);
+    }
+    const p = this.#partition(scope, true);
+    const claim = input.claim;
+    if (claim) {
+      const held = p.keys.get(claim.key);
+      if (held) {
+        if (held.expiresAt > now || p.tasks.has(held.taskId)) return { outcome: 'held', key: held };
+        this.#expireKey(p, held);
+      }
+      const tomb = p.tombstones.get(claim.key);
+      if (tomb) {
+        if ((input.onExpiredKey ?? 'refuse') === 'refuse') return { outcome: 'expired', key: tomb };
+        p.tombstones.delete(claim.key);
+        this.#countKey(p.tenant, -1);
+      }
+      const max = input.maxKeysPerTenant;
+      if (max !== undefined && this.keyCount(p.tenant) >= max) {
+        this.#sweep(now, this.#sweepBudget * 4);
+        if (this.keyCount(p.tenant) >= max) return { outcome: 'capacity' };
+      }
+    }
+    if (this.#taskCount >= this.#maxTasks && !this.#evictOldestTerminal()) return { outcome: 'full' };
+
+    const record: StoredTask = { task: input.task, kind: 'task', fence: 1, seq: 0, createdAt: now, updatedAt: now };
+    const entry: TaskEntry = { record, events: [], pushConfigs: new Map(), waiters: new Set() };
+    for (const c of input.pushConfigs ?? []) if (c.id) entry.pushConfigs.set(c.id, c);
+    p.tasks.set(input.task.id, entry);
+    this.#taskCount++;
+    if (claim) {
+      p.keys.set(claim.key, {
+        key: claim.key,
+        messageId: claim.messageId,
+        digest: claim.digest,
+        taskId: input.task.id,
+        createdAt: now,
+        expiresAt: claim.expiresAt,
+        tombstone: false,
+      });
+      this.#countKey(p.tenant, 1);
+    }
+    return { outcome: 'created', record };
+  }
+
+  getTask(scope: Scope, taskId: string): Promise<StoredTask | undefined> {
+    return Promise.resolve(this.#partition(scope, false)?.tasks.get(taskId)?.record);
+  }
+
+  listTasks(scope: Scope, query: TaskQuery): Promise<TaskPage> {
+    const p = this.#partition(scope, false);
+    const after = query.pageToken === undefined ? undefined : decodePageToken(query.pageToken);
+    const matches: StoredTask[] = [];
+    for (const { record } of p?.tasks.values() ?? []) {
+      if (record.kind !== 'task') continue;
+      const t = record.task;
+      if (query.contextId !== undefined && t.contextId !== query.contextId) continue;
+      if (query.status !== undefined && t.status.state !== query.status) continue;
+      if (query.statusTimestampAfter !== undefined && (t.status.timestamp ?? '') < query.statusTimestampAfter) continue;
+      matches.push(record);
+    }
+    const pos = (r: StoredTask) => ({ timestamp: r.task.status.timestamp ?? '', id: r.task.id });
+    matches.sort((a, b) => compareNewestFirst(pos(a), pos(b)));
+    const start = after === undefined ? 0 : matches.findIndex((r) => compareNewestFirst(pos(r), after) > 0);
+    const from = start === -1 ? matches.length : start;
+    const page = matches.slice(from, from + query.pageSize);
+    const last = page[page.length - 1];
+    const more = from + query.pageSize < matches.length;
+    return Promise.resolve({
+      records: page,
+      nextPageToken: more && last ? encodePageToken(pos(last)) : '',
+      totalSize: matches.length,
+    });
+  }
+
+  commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult> {
+    const entry = this.#partition(scope, false)?.tasks.get(taskId);
+    if (!entry) return Promise.resolve({ ok: false, current: undefined });
+    const cur = entry.record;
+    if (cur.fence !== write.expectFence || (write.expectSeq !== undefined && cur.seq !== write.expectSeq)) {
+      return Promise.resolve({ ok: false, current: cur });
+    }
+    let seq = cur.seq;
+    for (const event of write.events) entry.events.push({ seq: ++seq, event });
+    const record: StoredTask = {
+      task: write.task,
+      kind: write.reply ? 'message' : cur.kind,
+      ...((write.reply ?? cur.reply) ? { reply: write.reply ?? cur.reply } : {}),
+      fence: write.nextFence ?? cur.fence,
+      seq,
+      createdAt: cur.createdAt,
+      updatedAt: this.#clock.now(),
+    };
+    entry.record = record;
+    const p = this.#partition(scope, true);
+    if (isTerminalState(write.task.status.state) || write.reply) {
+      this.#terminalOrder.delete(entry);
+      this.#terminalOrder.set(entry, p);
+    }
+    wake(entry);
+    return Promise.resolve({ ok: true, record });
+  }
+
+  readEvents(scope: Scope, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
+    const entry = this.#partition(scope, false)?.tasks.get(taskId);
+    return Promise.resolve(entry ? entry.events.slice(Math.max(0, afterSeq)) : []);
+  }
+
+  async *watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent> {
+    let next = Math.max(0, afterSeq);
+    while (!signal.aborted) {
+      const entry = this.#partition(scope, false)?.tasks.get(taskId);
+      if (!entry) return;
+      while (next < entry.events.length) {
+        yield entry.events[next++]!;
+        if (signal.aborted) return;
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          entry.waiters.delete(done);
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        entry.waiters.add(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+  }
+
+  getKey(scope: Scope, key: string): Promise<KeyRecord | undefined> {
+    const p = this.#partition(scope, false);
+    return Promise.resolve(p?.keys.get(key) ?? p?.tombstones.get(key));
+  }
+
+  releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean> {
+    const p = this.#partition(scope, false);
+    const entry = p?.tasks.get(taskId);
+    if (!p || !entry || entry.record.fence !== 1 || entry.record.seq !== 0) return Promise.resolve(false);
+    this.#removeTask(p, taskId, entry);
+    if (key !== undefined && p.keys.get(key)?.taskId === taskId) {
+      p.keys.delete(key);
+      this.#countKey(p.tenant, -1);
+    }
+    return Promise.resolve(true);
+  }
+
+  putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {
+    const entry = this.#partition(scope, false)?.tasks.get(taskId);
+    if (entry && config.id) entry.pushConfigs.set(config.id, config);
+    return Promise.resolve();
+  }
+
+  getPushConfig(scope: Scope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
+    return Promise.resolve(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs.get(id));
+  }
+
+  listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]> {
+    return Promise.resolve([...(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs.values() ?? [])]);
+  }
+
+  deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
+    return Promise.resolve(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs.delete(id) ?? false);
+  }
+
+  purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
+    const now = this.#clock.now();
+    const report = emptyPurgeReport();
+    const batchSize = Math.max(1, policy.batchSize ?? 1000);
+    const tombstoneTtl = policy.tombstoneMaxAgeMs ?? this.#tombstoneTtlMs;
+    let inBatch = 0;
+    const tick = (): boolean => {
+      if (++inBatch < batchSize) return true;
+      inBatch = 0;
+      report.batches++;
+      policy.onProgress?.({ ...report });
+      return policy.maxBatches === undefined || report.batches < policy.maxBatches;
+    };
+    outer: for (const p of [...this.#partitions.values()]) {
+      for (const [id, entry] of [...p.tasks]) {
+        const r = entry.record;
+        const finished = isTerminalState(r.task.status.state) || r.kind === 'message';
+        if (finished && now - r.updatedAt >= policy.terminalMaxAgeMs) {
+          this.#removeTask(p, id, entry);
+          report.tasks++;
+          if (!tick()) break outer;
+        }
+      }
+      for (const k of [...p.keys.values()]) {
+        if (k.expiresAt <= now && !p.tasks.has(k.taskId)) {
+          this.#expireKey(p, k);
+          report.keys++;
+          if (!tick()) break outer;
+        }
+      }
+      for (const t of [...p.tombstones.values()]) {
+        if (now - t.expiresAt >= tombstoneTtl) {
+          p.tombstones.delete(t.key);
+          this.#countKey(p.tenant, -1);
+          report.tombstones++;
+          if (!tick()) break outer;
+        }
+      }
+      if (p.isEmpty) this.#partitions.delete(p.scopeId);
+    }
+    if (policy.maxBatches !== undefined && report.batches >= policy.maxBatches) {
+      report.complete = !this.#hasPurgeable(now, policy.terminalMaxAgeMs, tombstoneTtl);
+    }
+    if (inBatch > 0) report.batches++;
+    policy.onProgress?.({ ...report });
+    return Promise.resolve(report);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  #hasPurgeable(now: number, terminalMaxAge: number, tombstoneTtl: number): boolean {
+    for (const p of this.#partitions.values()) {
+      for (const { record: r } of p.tasks.values()) {
+        if ((isTerminalState(r.task.status.state) || r.kind === 'message') && now - r.updatedAt >= terminalMaxAge)
+          return true;
+      }
+      for (const k of p.keys.values()) if (k.expiresAt <= now && !p.tasks.has(k.taskId)) return true;
+      for (const t of p.tombstones.values()) if (now - t.expiresAt >= tombstoneTtl) return true;
+    }
+    return false;
+  }
+
+  /** Bounded, amortised housekeeping: terminal TTL, key expiry, tombstone expiry. */
+  #sweep(now: number, budget: number): void {
+    let left = budget;
+    for (const [entry, p] of this.#terminalOrder) {
+      if (left-- <= 0 || now - entry.record.updatedAt < this.#terminalTtlMs) break;
+      this.#removeTask(p, entry.record.task.id, entry);
+    }
+    for (const p of [...this.#partitions.values()]) {
+      for (const k of p.keys.values()) {
+        if (left-- <= 0 || k.expiresAt > now) break;
+        if (!p.tasks.has(k.taskId)) this.#expireKey(p, k);
+      }
+      for (const t of p.tombstones.values()) {
+        if (left-- <= 0 || now - t.expiresAt < this.#tombstoneTtlMs) break;
+        p.tombstones.delete(t.key);
+        this.#countKey(p.tenant, -1);
+      }
+      if (p.isEmpty) this.#partitions.delete(p.scopeId);
+      if (left <= 0) return;
+    }
+  }
+
+  #evictOldestTerminal(): boolean {
+    for (const [entry, p] of this.#terminalOrder) {
+      this.#removeTask(p, entry.record.task.id, entry);
+      return true;
+    }
+    return false;
+  }
+
+  #removeTask(p: MemoryPartition, id: string, entry: TaskEntry): void {
+    if (p.tasks.get(id) !== entry) return;
+    p.tasks.delete(id);
+    this.#terminalOrder.delete(entry);
+    this.#taskCount--;
+    wake(entry);
+  }
+
+  #expireKey(p: MemoryPartition, k: KeyRecord): void {
+    p.keys.delete(k.key);
+    p.tombstones.set(k.key, { ...k, tombstone: true });
+  }
+
+  #countKey(tenant: string, delta: number): void {
+    const n = (this.#keysPerTenant.get(tenant) ?? 0) + delta;
+    if (n <= 0) this.#keysPerTenant.delete(tenant);
+    else this.#keysPerTenant.set(tenant, n);
+  }
+}

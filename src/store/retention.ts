@@ -1,0 +1,43 @@
+/**
+ * Retention policy and report (SEMANTICS §6). Nothing is deleted on a timer unless the operator asks for one.
+ */
+
+/** Default age after which a terminal task may be purged. */
+export const DEFAULT_TERMINAL_MAX_AGE_MS = 7 * 86_400_000;
+/** Default key TTL (SEMANTICS §2 "Defaults"). */
+export const DEFAULT_KEY_TTL_MS = 86_400_000;
+/** Default lifetime of a tombstone after its key expired. */
+export const DEFAULT_TOMBSTONE_TTL_MS = 7 * 86_400_000;
+/** Default rows per batch. */
+export const DEFAULT_PURGE_BATCH_SIZE = 1000;
+
+/** What to purge. */
+export interface RetentionPolicy {
+  /** Terminal tasks whose last write is older than this are deleted. */
+  readonly terminalMaxAgeMs: number;
+  /** Tombstones older than this (since their key's `expiresAt`) are deleted. */
+  readonly tombstoneMaxAgeMs?: number;
+  /** Rows per batch (at least 1). */
+  readonly batchSize?: number;
+  /** Stop after this many batches; the report then says `complete: false`. */
+  readonly maxBatches?: number;
+  /** Called after each batch, for progress displays. */
+  readonly onProgress?: (report: PurgeReport) => void;
+}
+
+/** What a purge did. */
+export interface PurgeReport {
+  tasks: number;
+  /** Keys that expired into tombstones. */
+  keys: number;
+  /** Tombstones deleted. */
+  tombstones: number;
+  batches: number;
+  /** False when `maxBatches` stopped the sweep before everything eligible was purged. */
+  complete: boolean;
+}
+
+/** An empty report. */
+export function emptyPurgeReport(): PurgeReport {
+  return { tasks: 0, keys: 0, tombstones: 0, batches: 0, complete: true };
+}

@@ -1,0 +1,168 @@
+/**
+ * The `TaskStore` contract: the real dedup mechanism (ARCHITECTURE.md "The store contract"). Atomicity lives
+ * here, never in a process-local lock alone, because server replicas share the store. Every backend (memory,
+ * SQLite, PostgreSQL) implements this one interface and passes one contract suite (test/store-contract/).
+ *
+ * Conventions for every method:
+ * - All methods act inside one `Scope` (tenant + owner); nothing crosses scopes.
+ * - Records returned are snapshots to be treated as immutable.
+ * - Times come from the store's `Clock`.
+ */
+import type { Message, StreamResponse, Task } from '../protocol/model.js';
+import type { TaskPushNotificationConfig } from '../protocol/requests.js';
+import type { TaskState } from '../protocol/task-state.js';
+import type { KeyRecord, StoredEvent, StoredTask } from './records.js';
+import type { PurgeReport, RetentionPolicy } from './retention.js';
+import type { Scope } from './scope.js';
+
+/** What a backend can do. Nothing is silently skipped: the server refuses what the store cannot honour. */
+export interface StoreCapabilities {
+  /** Atomic key claims: the server advertises the idempotency extension exactly when this is true. */
+  readonly idempotency: boolean;
+  /** Several processes can share this store safely (SQLite file, PostgreSQL); false for memory. */
+  readonly sharedAcrossProcesses: boolean;
+}
+
+/** A key claim made together with task creation. */
+export interface KeyClaim {
+  readonly key: string;
+  readonly messageId: string;
+  readonly digest: string;
+  /** Epoch ms from which the key may expire (it never expires while its task exists). */
+  readonly expiresAt: number;
+}
+
+/** Input of `createTask`. */
+export interface CreateTaskInput {
+  /** The new task: SUBMITTED, its history holding the user message. */
+  readonly task: Task;
+  /** The idempotency key to claim in the same atomic step, if the send is keyed. */
+  readonly claim?: KeyClaim;
+  /** Push configs registered inline with the send (ids assigned), stored in the same atomic step. */
+  readonly pushConfigs?: readonly TaskPushNotificationConfig[];
+  /** Refuse a new key when the tenant already holds this many keys (default: no limit). */
+  readonly maxKeysPerTenant?: number;
+  /**
+   * What to do with a key that has expired (a tombstone, its task gone): `refuse` reports `expired`
+   * (SEMANTICS §2 default); `replace` claims it afresh, treating the send as new (seed 000's behaviour).
+   */
+  readonly onExpiredKey?: 'refuse' | 'replace';
+}
+
+/** Result of `createTask`. Only `created` wrote anything. */
+export type CreateTaskResult =
+  | { readonly outcome: 'created'; readonly record: StoredTask }
+  /** The key is live and held (by this message or another): the caller decides replay or conflict. */
+  | { readonly outcome: 'held'; readonly key: KeyRecord }
+  /** The key exists only as a tombstone: it expired, and `onExpiredKey` was `refuse`. */
+  | { readonly outcome: 'expired'; readonly key: KeyRecord }
+  /** The tenant's key index is full; nothing was written. */
+  | { readonly outcome: 'capacity' }
+  /** The store's own task capacity is exhausted (bounded in-memory store); nothing was written. */
+  | { readonly outcome: 'full' };
+
+/** A fenced write: a compare-and-set on the task's fence (and optionally its exact version). */
+export interface TaskWrite {
+  /** The fence the writer holds. The write applies only if the stored fence equals it. */
+  readonly expectFence: number;
+  /** Also require the stored event sequence to equal this (the exact version the writer read). */
+  readonly expectSeq?: number;
+  /** The fence after the write: `expectFence` for an ordinary write, higher to take the task over. */
+  readonly nextFence?: number;
+  /** The task's complete new state. */
+  readonly task: Task;
+  /** Events to append, in order; each gets the next sequence number. */
+  readonly events: readonly StreamResponse[];
+  /** Marks the record as a direct-message outcome carrying this reply. */
+  readonly reply?: Message;
+}
+
+/** Result of `commit`. */
+export type CommitResult =
+  | { readonly ok: true; readonly record: StoredTask }
+  /** The fence or version moved (or the task is gone): the writer is stale and must stop. */
+  | { readonly ok: false; readonly current: StoredTask | undefined };
+
+/** ListTasks query, already validated. */
+export interface TaskQuery {
+  readonly contextId?: string;
+  readonly status?: TaskState;
+  /** Canonical ISO timestamp; tasks whose status timestamp is at or after it. */
+  readonly statusTimestampAfter?: string;
+  readonly pageSize: number;
+  /** Opaque cursor from a previous page. An invalid token throws InvalidParamsError. */
+  readonly pageToken?: string;
+}
+
+/** A page of tasks, newest status timestamp first (ties by id, descending). */
+export interface TaskPage {
+  readonly records: readonly StoredTask[];
+  /** '' on the last page. */
+  readonly nextPageToken: string;
+  /** Matching tasks before paging. */
+  readonly totalSize: number;
+}
+
+/** The store contract. See each method for the atomicity it promises. */
+export interface TaskStore {
+  readonly capabilities: StoreCapabilities;
+  /** Shorthand for `capabilities.idempotency`. */
+  readonly supportsIdempotency: boolean;
+
+  /**
+   * Atomically: claim `claim.key` (insert-if-absent within the scope's tenant+owner), insert the task with fence 1
+   * and seq 0, and store `pushConfigs`. Either all of it happens or none. Of any number of racing calls with the
+   * same key, across processes sharing the store, exactly one gets `created`; the rest get `held`.
+   */
+  createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult>;
+
+  /** The task record (of either kind), or undefined. */
+  getTask(scope: Scope, taskId: string): Promise<StoredTask | undefined>;
+
+  /** Task-kind records matching the query, newest first, cursor-paged. */
+  listTasks(scope: Scope, query: TaskQuery): Promise<TaskPage>;
+
+  /**
+   * Compare-and-set: applies `write` only if the stored fence equals `expectFence` (and the seq equals
+   * `expectSeq` when given), then appends its events with consecutive sequence numbers, in one atomic step.
+   * Of concurrent writes expecting the same fence and seq, exactly one succeeds.
+   */
+  commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult>;
+
+  /** Events with `seq > afterSeq`, in order. */
+  readEvents(scope: Scope, taskId: string, afterSeq: number): Promise<StoredEvent[]>;
+
+  /**
+   * Events with `seq > afterSeq` as they are committed, in order, without gaps or duplicates, from any process
+   * sharing the store, until `signal` aborts or the consumer stops iterating.
+   */
+  watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent>;
+
+  /** The key record, if the key was ever claimed in this scope and not yet purged. */
+  getKey(scope: Scope, key: string): Promise<KeyRecord | undefined>;
+
+  /**
+   * Releases a claim whose task never started: deletes the task (only if its fence is still 1 and seq 0), its
+   * push configs and the key (only if it still points at that task). Used when anything fails after the claim
+   * and before the task is handed to its worker, so the caller's retry can run (SEMANTICS §2 "Claim placement").
+   * Returns whether anything was released.
+   */
+  releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean>;
+
+  /** Stores (or replaces, by id) a push config of a task. The config must carry its `id`. */
+  putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void>;
+  getPushConfig(scope: Scope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined>;
+  listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]>;
+  /** Idempotent; returns whether a config was deleted. */
+  deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean>;
+
+  /**
+   * Deletes terminal tasks older than the policy (with their events and push configs), turns expired keys whose
+   * task is gone into tombstones, and deletes tombstones past their age, in batches (SEMANTICS §6). Keys are
+   * never deleted with their tasks. Non-terminal tasks are never touched.
+   */
+  purgeExpired(policy: RetentionPolicy): Promise<PurgeReport>;
+
+  /** Releases connections and timers. */
+  close(): Promise<void>;
+}
