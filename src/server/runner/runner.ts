@@ -5,6 +5,7 @@
  * its worker at once; a worker in another process learns it from its next fenced write.
  */
 import type { Message } from '../../protocol/model.js';
+import type { Clock } from '../../store/clock.js';
 import type { Scope } from '../../store/scope.js';
 import type { StoredTask } from '../../store/records.js';
 import type { TaskStore } from '../../store/task-store.js';
@@ -31,6 +32,7 @@ export class Runner {
     private readonly store: TaskStore,
     private readonly executor: AgentExecutor,
     private readonly logger: ServerLogger,
+    private readonly clock: Clock,
   ) {}
 
   /** Number of turns running in this process. */
@@ -40,7 +42,7 @@ export class Runner {
 
   /** Starts a turn in the background. */
   start(turn: TurnInit): void {
-    const worker = new TaskWorker({ store: this.store, ...turn });
+    const worker = new TaskWorker({ store: this.store, clock: this.clock, ...turn });
     const id = workerId(turn.scope, turn.record.task.id);
     this.#workers.get(id)?.abort('superseded');
     this.#workers.set(id, worker);

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Artifact, JsonObject, Message, StreamResponse, Task } from '../../protocol/model.js';
 import { isTerminalState, type TaskState } from '../../protocol/task-state.js';
+import type { Clock } from '../../store/clock.js';
 import type { Scope } from '../../store/scope.js';
 import type { StoredTask } from '../../store/records.js';
 import type { TaskStore } from '../../store/task-store.js';
@@ -23,6 +24,7 @@ import { agentMessage, textOf } from './message-init.js';
 /** What a worker needs to start. */
 export interface TaskWorkerInit {
   readonly store: TaskStore;
+  readonly clock: Clock;
   readonly scope: Scope;
   readonly record: StoredTask;
   readonly message: Message;
@@ -44,6 +46,7 @@ export class TaskWorker implements AgentContext {
   readonly requestedExtensions: readonly string[];
   readonly #controller = new AbortController();
   readonly #store: TaskStore;
+  readonly #clock: Clock;
   readonly #scope: Scope;
   readonly #fence: number;
   #current: StoredTask;
@@ -53,6 +56,7 @@ export class TaskWorker implements AgentContext {
 
   constructor(init: TaskWorkerInit) {
     this.#store = init.store;
+    this.#clock = init.clock;
     this.#scope = init.scope;
     this.#current = init.record;
     this.#fence = init.record.fence;
@@ -87,7 +91,7 @@ export class TaskWorker implements AgentContext {
       const status = {
         state,
         ...(message !== undefined ? { message: agentMessage(message, this.taskId, this.contextId) } : {}),
-        timestamp: new Date().toISOString(),
+        timestamp: new Date(this.#clock.now()).toISOString(),
       };
       const ev = { taskId: this.taskId, contextId: this.contextId, status, ...(metadata ? { metadata } : {}) };
       return { task: applyStatusUpdate(task, ev), event: { statusUpdate: ev } };
