@@ -6,10 +6,10 @@
 import {
   A2AError,
   ERROR_INFO_TYPE,
-  ERROR_SPECS,
   errorClassOf,
   errorNameForCode,
   errorNameForReason,
+  type A2AErrorName,
   type A2AErrorSpec,
   type ErrorInfo,
   type GrpcStatusName,
@@ -89,7 +89,7 @@ export function fromJsonRpcError(error: JsonRpcErrorObject, retryAfterSeconds?: 
   );
 }
 
-const HTTP_FALLBACK: Record<number, keyof typeof ERROR_SPECS> = {
+const HTTP_FALLBACK: Record<number, A2AErrorName> = {
   400: 'InvalidParamsError',
   401: 'UnauthenticatedError',
   404: 'TaskNotFoundError',

@@ -1,7 +1,7 @@
 /**
  * The A2A v1.0 core objects (proto `lf.a2a.v1`), as hand-written interfaces in their ProtoJSON shape:
  * camelCase keys, string enums, `bytes` as base64 strings, timestamps as ISO-8601 UTC strings.
- * The zod schemas in `schemas.ts` are tied to these types by a compile-time equality check.
+ * The zod schemas in `schemas/` are tied to these types by a compile-time equality check.
  */
 import type { Role, TaskState } from './task-state.js';
 

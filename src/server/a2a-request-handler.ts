@@ -53,7 +53,7 @@ export class A2ARequestHandler implements RequestHandler {
     const o = this.options;
     this.agentCard = buildAgentCard(o.card, o.store.supportsIdempotency, o.keyTtlMs);
     this.#required = requiredExtensions(this.agentCard);
-    this.runner = new Runner(o.store, o.agent, o.logger);
+    this.runner = new Runner(o.store, o.agent, o.logger, o.clock);
     this.#admission = {
       store: o.store,
       clock: o.clock,

@@ -9,6 +9,7 @@ import { isTerminalState, type TaskState } from '../protocol/task-state.js';
 import type { StoredTask } from '../store/records.js';
 import type { Scope } from '../store/scope.js';
 import type { TaskStore } from '../store/task-store.js';
+import { deadlineSignal } from './deadline-signal.js';
 
 /** Where a stream closes (digest §1.5, as `@a2a-js/sdk`): terminal or INPUT_REQUIRED; AUTH_REQUIRED stays open. */
 export function endsStream(state: TaskState): boolean {
@@ -56,18 +57,12 @@ export async function waitFor(
 ): Promise<StoredTask> {
   const reached = goal === 'settled' ? isSettled(record) : record.seq > 0 || record.kind === 'message';
   if (reached) return record;
-  const ctl = new AbortController();
-  const onAbort = () => ctl.abort();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  const timer = setTimeout(onAbort, timeoutMs);
-  try {
-    for await (const { event } of store.watch(scope, record.task.id, record.seq, ctl.signal)) {
-      if (goal === 'first-event' || settles(event)) break;
-    }
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
-    ctl.abort();
+  // A shared deadline signal: no per-request AbortController on the hot path (see deadline-signal.ts). Leaving
+  // the loop after an event needs no abort: the watch is then suspended at its yield and `return()` ends it.
+  const deadline = deadlineSignal(timeoutMs);
+  const stop = signal ? AbortSignal.any([deadline, signal]) : deadline;
+  for await (const { event } of store.watch(scope, record.task.id, record.seq, stop)) {
+    if (goal === 'first-event' || settles(event)) break;
   }
   return (await store.getTask(scope, record.task.id)) ?? record;
 }

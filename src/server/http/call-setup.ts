@@ -12,7 +12,7 @@ export async function setupCall(
   url: URL,
   tenant: string,
   options: ResolvedHttpOptions,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
 ): Promise<CallContext> {
   checkVersion(req.headers, url);
   const principal = options.authenticate ? await options.authenticate(req) : undefined;
@@ -21,6 +21,6 @@ export async function setupCall(
     ...(principal !== undefined ? { principal } : {}),
     requestedExtensions: requestedExtensions(req.headers),
     activatedExtensions: new Set(),
-    signal,
+    ...(signal ? { signal } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { AgentCard } from '../../protocol/agent-card.js';
 import { MEDIA_JSON } from '../../protocol/constants.js';
 import { defaultInterfaces } from '../card.js';
 import type { ResolvedHttpOptions } from './http-options.js';
+import { respond } from './light-response.js';
 
 interface RenderedCard {
   readonly body: string;
@@ -63,8 +64,8 @@ export class CardRoute {
       inm !== null
         ? inm.split(',').some((t) => t.trim() === r.etag || t.trim() === '*')
         : ims !== null && Date.parse(ims) >= this.#lastModifiedMs;
-    if (notModified) return new Response(null, { status: 304, headers });
+    if (notModified) return respond(304, null, headers);
     headers['Content-Type'] = MEDIA_JSON;
-    return new Response(req.method === 'HEAD' ? null : r.body, { status: 200, headers });
+    return respond(200, req.method === 'HEAD' ? null : r.body, headers);
   }
 }

@@ -33,13 +33,12 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
       if ('miss' in route) {
         const err = new MethodNotFoundError({ message: `No route for ${req.method} ${path}`, metadata: { path } });
         if (route.miss === 'not-found') return restErrorResponse(err);
-        const res = restErrorResponse(
+        return restErrorResponse(
           new A2AError({ ...err.spec, httpStatus: 405, defaultMessage: 'Method not allowed' }, {
             message: `${req.method} is not allowed on ${path}`,
           }),
+          { Allow: route.allow },
         );
-        res.headers.set('Allow', route.allow);
-        return res;
       }
       return await handleRest(req, url, route, handler, options);
     } catch (err) {

@@ -4,7 +4,7 @@
  * 200, as `@a2a-js/sdk` does, except a refusal that means "retry later" (503 + Retry-After) and an oversized body
  * (413), whose HTTP status says so to proxies and retrying clients.
  */
-import { MEDIA_JSON } from '../../protocol/constants.js';
+import { MEDIA_JSON, STREAMING_METHODS } from '../../protocol/constants.js';
 import {
   A2AError,
   ContentTypeNotSupportedError,
@@ -14,6 +14,7 @@ import {
 } from '../../protocol/errors.js';
 import { toJsonRpcError } from '../../protocol/error-wire.js';
 import { parseParams } from '../../protocol/parse.js';
+import { respond } from './light-response.js';
 import type { RequestHandler } from '../request-handler.js';
 import { parseJsonText, readBodyText } from './body.js';
 import { setupCall } from './call-setup.js';
@@ -28,7 +29,7 @@ function errorResponse(id: JsonRpcId, err: A2AError, extraHeaders: Record<string
   const status = err.httpStatus === 503 || err.httpStatus === 413 ? err.httpStatus : err.code === -32603 ? 500 : 200;
   const headers: Record<string, string> = { 'Content-Type': MEDIA_JSON, ...extraHeaders };
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(err) }), { status, headers });
+  return respond(status, JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(err) }), headers);
 }
 
 function isJsonContentType(ct: string | null): boolean {
@@ -45,7 +46,9 @@ export async function handleJsonRpc(
   options: ResolvedHttpOptions,
 ): Promise<Response> {
   let id: JsonRpcId = null;
-  const ctl = new AbortController();
+  // Only streams get an AbortController (tied to the client going away): a unary call's wait is bounded by
+  // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
+  let ctl: AbortController | undefined;
   try {
     if (!isJsonContentType(req.headers.get('content-type'))) {
       throw new ContentTypeNotSupportedError('Content-Type must be application/json');
@@ -63,25 +66,28 @@ export async function handleJsonRpc(
     if (typeof method !== 'string') throw new InvalidRequestError('method must be a string');
     if (!isA2AMethod(method)) throw new MethodNotFoundError({ message: `Method not found: ${method}`, metadata: { method } });
     const params = parseParams(method, env.params ?? {});
-    const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl.signal);
+    const streaming = STREAMING_METHODS.has(method);
+    if (streaming) ctl = new AbortController();
+    const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl?.signal);
     const result = await dispatch(handler, method, params, ctx);
     const headers = echoExtensions({}, ctx.activatedExtensions);
     if (!result.stream) {
       headers['Content-Type'] = MEDIA_JSON;
-      return new Response(JSON.stringify({ jsonrpc: '2.0', id, result: result.value }), { status: 200, headers });
+      return respond(200, JSON.stringify({ jsonrpc: '2.0', id, result: result.value }), headers);
     }
     const rid = id;
-    req.signal?.addEventListener('abort', () => ctl.abort(), { once: true });
+    const abort = () => ctl?.abort();
+    req.signal?.addEventListener('abort', abort, { once: true });
     const stream = sseBody(
       result.events,
       (event) => JSON.stringify({ jsonrpc: '2.0', id: rid, result: event }),
       (err) => JSON.stringify({ jsonrpc: '2.0', id: rid, error: toJsonRpcError(toA2AError(err)) }),
       options.sseKeepAliveMs,
-      () => ctl.abort(),
+      abort,
     );
-    return new Response(stream, { status: 200, headers: sseHeaders(headers) });
+    return respond(200, stream, sseHeaders(headers));
   } catch (err) {
-    ctl.abort();
+    ctl?.abort();
     return errorResponse(id, toA2AError(err));
   }
 }

@@ -4,10 +4,11 @@
  * (digest §4.2), streams as SSE of bare StreamResponse objects. 201 for a created push config and 204 for a
  * deleted one, as `@a2a-js/sdk` does; clients accept any 2xx.
  */
-import { MEDIA_A2A_JSON } from '../../protocol/constants.js';
+import { MEDIA_A2A_JSON, STREAMING_METHODS } from '../../protocol/constants.js';
 import { A2AError, ContentTypeNotSupportedError, toA2AError } from '../../protocol/errors.js';
 import { toRestErrorBody } from '../../protocol/error-wire.js';
 import { parseParams } from '../../protocol/parse.js';
+import { respond } from './light-response.js';
 import type { RequestHandler } from '../request-handler.js';
 import { parseJsonText, readBodyText } from './body.js';
 import { setupCall } from './call-setup.js';
@@ -18,10 +19,10 @@ import { echoExtensions } from './service-params.js';
 import { sseBody, sseHeaders } from './sse.js';
 
 /** A REST error response for an A2AError. */
-export function restErrorResponse(err: A2AError): Response {
-  const headers: Record<string, string> = { 'Content-Type': MEDIA_A2A_JSON };
+export function restErrorResponse(err: A2AError, extraHeaders: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = { 'Content-Type': MEDIA_A2A_JSON, ...extraHeaders };
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
-  return new Response(JSON.stringify(toRestErrorBody(err)), { status: err.httpStatus, headers });
+  return respond(err.httpStatus, JSON.stringify(toRestErrorBody(err)), headers);
 }
 
 const NUMERIC_QUERY = new Set(['historyLength', 'pageSize', 'history_length', 'page_size']);
@@ -69,7 +70,9 @@ export async function handleRest(
   handler: RequestHandler,
   options: ResolvedHttpOptions,
 ): Promise<Response> {
-  const ctl = new AbortController();
+  // Only streams get an AbortController (tied to the client going away): a unary call's wait is bounded by
+  // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
+  let ctl: AbortController | undefined;
   try {
     const raw = await requestObject(req, url, options);
     // Path variables and the path tenant are canonical (digest §9: the path tenant wins over the body's).
@@ -77,26 +80,29 @@ export async function handleRest(
     if (route.vars.taskId !== undefined) raw.taskId = route.vars.taskId;
     if (route.tenant !== '') raw.tenant = route.tenant;
     const params = parseParams(route.method, raw);
-    const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl.signal);
+    const streaming = STREAMING_METHODS.has(route.method);
+    if (streaming) ctl = new AbortController();
+    const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl?.signal);
     const result = await dispatch(handler, route.method, params, ctx);
     const headers = echoExtensions({}, ctx.activatedExtensions);
     if (result.stream) {
-      req.signal?.addEventListener('abort', () => ctl.abort(), { once: true });
+      const abort = () => ctl?.abort();
+      req.signal?.addEventListener('abort', abort, { once: true });
       const stream = sseBody(
         result.events,
         (event) => JSON.stringify(event),
         (err) => JSON.stringify(toRestErrorBody(toA2AError(err))),
         options.sseKeepAliveMs,
-        () => ctl.abort(),
+        abort,
       );
-      return new Response(stream, { status: 200, headers: sseHeaders(headers) });
+      return respond(200, stream, sseHeaders(headers));
     }
-    if (route.method === 'DeleteTaskPushNotificationConfig') return new Response(null, { status: 204, headers });
+    if (route.method === 'DeleteTaskPushNotificationConfig') return respond(204, null, headers);
     headers['Content-Type'] = MEDIA_A2A_JSON;
     const status = route.method === 'CreateTaskPushNotificationConfig' ? 201 : 200;
-    return new Response(JSON.stringify(result.value), { status, headers });
+    return respond(status, JSON.stringify(result.value), headers);
   } catch (err) {
-    ctl.abort();
+    ctl?.abort();
     return restErrorResponse(toA2AError(err));
   }
 }

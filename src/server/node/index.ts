@@ -1,11 +1,14 @@
 /**
- * `a2a-once/server/node`: serves a fetch handler on node:http (through `@hono/node-server`'s request
- * listener, which builds web Requests lazily and streams web Responses, SSE included).
+ * `a2a-once/server/node`: serves a fetch handler on node:http. Requests are built lazily (`node-request.ts`) and
+ * our responses are written from their parts (`write-response.ts`), so no undici Request or Response is created
+ * on the hot path; any other Response a handler returns is streamed as usual.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import type { FetchHandler } from '../http/fetch-handler.js';
+import { createRequestListener } from './request-listener.js';
+
+export { createRequestListener } from './request-listener.js';
 
 /** Where to listen. */
 export interface ListenOptions {
@@ -28,7 +31,7 @@ export interface NodeServerHandle {
 /** Serves `fetch` on node:http. */
 export async function serveNode(fetch: FetchHandler, options: ListenOptions = {}): Promise<NodeServerHandle> {
   const host = options.host ?? '127.0.0.1';
-  const server = createServer(getRequestListener(fetch));
+  const server = createServer(createRequestListener(fetch));
   // Keep-alive above typical load-balancer idle timeouts, so proxies never reuse a socket we just closed.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

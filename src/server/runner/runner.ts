@@ -72,7 +72,7 @@ export class Runner {
     }
     try {
       await worker.drain();
-      if (worker.signal.aborted || !worker.isActive) return;
+      if (worker.aborted || !worker.isActive) return;
       if (failure === undefined) await worker.complete();
       else {
         this.logger.warn('agent turn failed', { taskId: worker.taskId, error: describe(failure) });

@@ -44,7 +44,9 @@ export class TaskWorker implements AgentContext {
   readonly tenant: string;
   readonly principal: string | undefined;
   readonly requestedExtensions: readonly string[];
-  readonly #controller = new AbortController();
+  /** Created on first use: most agents never look at their signal, and a controller is not free. */
+  #controller: AbortController | undefined;
+  #aborted = false;
   readonly #store: TaskStore;
   readonly #clock: Clock;
   readonly #scope: Scope;
@@ -72,7 +74,14 @@ export class TaskWorker implements AgentContext {
   }
 
   get signal(): AbortSignal {
+    this.#controller ??= new AbortController();
+    if (this.#aborted && !this.#controller.signal.aborted) this.#controller.abort(new StaleWriterError(this.taskId));
     return this.#controller.signal;
+  }
+
+  /** Whether the worker was stopped (cancelled or fenced out). */
+  get aborted(): boolean {
+    return this.#aborted;
   }
 
   /** The latest record this worker wrote or saw. */
@@ -82,7 +91,9 @@ export class TaskWorker implements AgentContext {
 
   /** Stops the worker (cancel or takeover seen elsewhere). */
   abort(reason: string): void {
-    if (!this.#controller.signal.aborted) this.#controller.abort(new StaleWriterError(this.taskId));
+    if (this.#aborted) return;
+    this.#aborted = true;
+    if (this.#controller) this.#controller.abort(new StaleWriterError(this.taskId));
     void reason;
   }
 
@@ -152,7 +163,7 @@ export class TaskWorker implements AgentContext {
     step: (task: Task) => { task: Task; event: StreamResponse; reply?: Message },
   ): Promise<StoredTask> {
     const run = async (): Promise<StoredTask> => {
-      if (this.#controller.signal.aborted) throw new StaleWriterError(this.taskId);
+      if (this.#aborted) throw new StaleWriterError(this.taskId);
       const cur = this.#current;
       if (cur.kind === 'message' || isTerminalState(cur.task.status.state)) {
         throw new Error(`task ${this.taskId} is already finished; no further output is accepted`);
