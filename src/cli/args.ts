@@ -55,6 +55,8 @@ export function parseDuration(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
   if (!m) throw new UsageError(`not a duration: '${text}' (use e.g. 90s, 15m, 24h, 7d)`);
   const n = Number(m[1]);
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[
+    m[2] as 'ms' | 's' | 'm' | 'h' | 'd'
+  ];
   return Math.round(n * unit);
 }

@@ -45,7 +45,11 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
 
 // Run when executed directly (the `bin`), not when imported by tests.
 const invokedPath = process.argv[1] ?? '';
-if (invokedPath.endsWith('/cli/main.js') || invokedPath.endsWith('/bin/a2a-once') || invokedPath.endsWith('a2a-once')) {
+if (
+  invokedPath.endsWith('/cli/main.js') ||
+  invokedPath.endsWith('/bin/a2a-once') ||
+  invokedPath.endsWith('a2a-once')
+) {
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

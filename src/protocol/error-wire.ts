@@ -35,7 +35,12 @@ export function toJsonRpcError(err: A2AError): JsonRpcErrorObject {
 /** The REST error body for an error. */
 export function toRestErrorBody(err: A2AError): RestErrorBody {
   return {
-    error: { code: err.httpStatus, status: err.grpcStatus, message: err.message, details: [err.toErrorInfo()] },
+    error: {
+      code: err.httpStatus,
+      status: err.grpcStatus,
+      message: err.message,
+      details: [err.toErrorInfo()],
+    },
   };
 }
 
@@ -44,7 +49,8 @@ function findErrorInfo(details: unknown): ErrorInfo | undefined {
   for (const d of details as unknown[]) {
     if (typeof d === 'object' && d !== null) {
       const rec = d as Record<string, unknown>;
-      if (rec['@type'] === ERROR_INFO_TYPE && typeof rec.reason === 'string') return rec as unknown as ErrorInfo;
+      if (rec['@type'] === ERROR_INFO_TYPE && typeof rec.reason === 'string')
+        return rec as unknown as ErrorInfo;
     }
   }
   return undefined;
@@ -67,7 +73,15 @@ function unknownError(
   message: string,
   metadata?: Record<string, string>,
 ): A2AError {
-  const s: A2AErrorSpec = { name: 'A2AError', code, httpStatus, grpcStatus, reason, domain, defaultMessage: message };
+  const s: A2AErrorSpec = {
+    name: 'A2AError',
+    code,
+    httpStatus,
+    grpcStatus,
+    reason,
+    domain,
+    defaultMessage: message,
+  };
   return new A2AError(s, metadata ? { message, metadata } : { message });
 }
 
@@ -76,7 +90,11 @@ export function fromJsonRpcError(error: JsonRpcErrorObject, retryAfterSeconds?: 
   const info = findErrorInfo(error.data);
   const metadata = stringMetadata(info?.metadata);
   const name = (info && errorNameForReason(info.reason)) ?? errorNameForCode(error.code);
-  const opts = { message: error.message, ...(metadata ? { metadata } : {}), ...(retryAfterSeconds ? { retryAfterSeconds } : {}) };
+  const opts = {
+    message: error.message,
+    ...(metadata ? { metadata } : {}),
+    ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
+  };
   if (name) return new (errorClassOf(name))(opts);
   return unknownError(
     error.code,
@@ -100,13 +118,27 @@ const HTTP_FALLBACK: Record<number, A2AErrorName> = {
 /** Rebuilds an A2AError from a REST error response (status + parsed body, which may be anything). */
 export function fromRestError(httpStatus: number, body: unknown, retryAfterSeconds?: number): A2AError {
   const err =
-    typeof body === 'object' && body !== null ? (body as { error?: Record<string, unknown> }).error : undefined;
+    typeof body === 'object' && body !== null
+      ? (body as { error?: Record<string, unknown> }).error
+      : undefined;
   const message = typeof err?.message === 'string' ? err.message : `HTTP ${httpStatus}`;
   const info = findErrorInfo(err?.details);
   const metadata = stringMetadata(info?.metadata);
-  const opts = { message, ...(metadata ? { metadata } : {}), ...(retryAfterSeconds ? { retryAfterSeconds } : {}) };
+  const opts = {
+    message,
+    ...(metadata ? { metadata } : {}),
+    ...(retryAfterSeconds ? { retryAfterSeconds } : {}),
+  };
   const name = info ? errorNameForReason(info.reason) : HTTP_FALLBACK[httpStatus];
   if (name) return new (errorClassOf(name))(opts);
   const status = typeof err?.status === 'string' ? (err.status as GrpcStatusName) : 'UNKNOWN';
-  return unknownError(-32603, httpStatus, status, info?.reason ?? 'UNKNOWN', info?.domain ?? '', message, metadata);
+  return unknownError(
+    -32603,
+    httpStatus,
+    status,
+    info?.reason ?? 'UNKNOWN',
+    info?.domain ?? '',
+    message,
+    metadata,
+  );
 }

@@ -64,10 +64,14 @@ export class A2AError extends Error {
   readonly retryAfterSeconds: number | undefined;
 
   constructor(spec: A2AErrorSpec, options: A2AErrorOptions = {}) {
-    super(options.message ?? spec.defaultMessage, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      options.message ?? spec.defaultMessage,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = spec.name;
     this.spec = spec;
-    this.metadata = options.metadata && Object.keys(options.metadata).length > 0 ? options.metadata : undefined;
+    this.metadata =
+      options.metadata && Object.keys(options.metadata).length > 0 ? options.metadata : undefined;
     this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
@@ -75,7 +79,10 @@ export class A2AError extends Error {
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (typeof value !== 'object' || value === null || !(BRAND in value)) return false;
     if (this === A2AError) return true;
-    return Object.prototype.isPrototypeOf.call(this.prototype, value) || (value as unknown as A2AError).name === this.name;
+    return (
+      Object.prototype.isPrototypeOf.call(this.prototype, value) ||
+      (value as unknown as A2AError).name === this.name
+    );
   }
 
   /** JSON-RPC error code. */
@@ -183,7 +190,14 @@ export const ERROR_SPECS = {
     'VERSION_NOT_SUPPORTED',
     'Version not supported',
   ),
-  JSONParseError: spec('JSONParseError', -32700, 400, 'INVALID_ARGUMENT', 'PARSE_ERROR', 'Invalid JSON payload'),
+  JSONParseError: spec(
+    'JSONParseError',
+    -32700,
+    400,
+    'INVALID_ARGUMENT',
+    'PARSE_ERROR',
+    'Invalid JSON payload',
+  ),
   InvalidRequestError: spec(
     'InvalidRequestError',
     -32600,
@@ -192,8 +206,22 @@ export const ERROR_SPECS = {
     'INVALID_REQUEST',
     'Request payload validation error',
   ),
-  MethodNotFoundError: spec('MethodNotFoundError', -32601, 404, 'NOT_FOUND', 'METHOD_NOT_FOUND', 'Method not found'),
-  InvalidParamsError: spec('InvalidParamsError', -32602, 400, 'INVALID_ARGUMENT', 'INVALID_PARAMS', 'Invalid parameters'),
+  MethodNotFoundError: spec(
+    'MethodNotFoundError',
+    -32601,
+    404,
+    'NOT_FOUND',
+    'METHOD_NOT_FOUND',
+    'Method not found',
+  ),
+  InvalidParamsError: spec(
+    'InvalidParamsError',
+    -32602,
+    400,
+    'INVALID_ARGUMENT',
+    'INVALID_PARAMS',
+    'Invalid parameters',
+  ),
   InternalError: spec('InternalError', -32603, 500, 'INTERNAL', 'INTERNAL_ERROR', 'Internal error'),
   PayloadTooLargeError: spec(
     'PayloadTooLargeError',

@@ -32,7 +32,10 @@ const TERMINAL: ReadonlySet<TaskState> = new Set([
   'TASK_STATE_REJECTED',
 ]);
 
-const INTERRUPTED: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
+const INTERRUPTED: ReadonlySet<TaskState> = new Set([
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_AUTH_REQUIRED',
+]);
 
 /** A terminal task is immutable and never restarts (A2A §3.1.1, digest §3). */
 export function isTerminalState(state: TaskState): boolean {

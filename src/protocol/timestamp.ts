@@ -18,7 +18,8 @@ export function toTimestamp(ms: number): string {
  */
 export function normalizeTimestamp(value: string): string | undefined {
   // RFC 3339: a date, `T`, a time, optional fraction, and `Z` or an offset.
-  if (!/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value)) return undefined;
+  if (!/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value))
+    return undefined;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }

@@ -69,7 +69,10 @@ export class A2ARequestHandler implements RequestHandler {
   #negotiate(ctx: CallContext): void {
     for (const uri of this.#required) {
       if (!ctx.requestedExtensions.includes(uri)) {
-        throw new ExtensionSupportRequiredError({ message: `Extension ${uri} is required`, metadata: { uri } });
+        throw new ExtensionSupportRequiredError({
+          message: `Extension ${uri} is required`,
+          metadata: { uri },
+        });
       }
     }
     const declared = this.agentCard.capabilities.extensions;
@@ -109,7 +112,11 @@ export class A2ARequestHandler implements RequestHandler {
         void this.options.store
           .releaseClaim(a.scope, a.record.task.id, readKey(a.message).key)
           .then((released) => {
-            if (released) this.options.metrics.add('a2a_once.admission', 1, { tenant: a.scope.tenant, outcome: 'released' });
+            if (released)
+              this.options.metrics.add('a2a_once.admission', 1, {
+                tenant: a.scope.tenant,
+                outcome: 'released',
+              });
           });
       }
       throw err instanceof A2AError ? err : new InternalError({ cause: err });
@@ -133,7 +140,10 @@ export class A2ARequestHandler implements RequestHandler {
     return { task: shapeTask(record.task, historyLength) };
   }
 
-  async sendStreamingMessage(params: SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamResponse>> {
+  async sendStreamingMessage(
+    params: SendMessageRequest,
+    ctx: CallContext,
+  ): Promise<AsyncIterable<StreamResponse>> {
     this.#assertStreaming();
     const a = await this.#admit(params, ctx);
     return followTask(this.options.store, a.scope, a.record, a.kind === 'replay', ctx.signal);
@@ -163,7 +173,9 @@ export class A2ARequestHandler implements RequestHandler {
       pageSize,
       ...(params.contextId !== undefined ? { contextId: params.contextId } : {}),
       ...(params.status !== undefined ? { status: params.status } : {}),
-      ...(params.statusTimestampAfter !== undefined ? { statusTimestampAfter: params.statusTimestampAfter } : {}),
+      ...(params.statusTimestampAfter !== undefined
+        ? { statusTimestampAfter: params.statusTimestampAfter }
+        : {}),
       ...(params.pageToken ? { pageToken: params.pageToken } : {}),
     });
     const includeArtifacts = params.includeArtifacts === true;
@@ -184,9 +196,15 @@ export class A2ARequestHandler implements RequestHandler {
       const state = cur.task.status.state;
       if (state === 'TASK_STATE_CANCELED') return cur.task; // cancel is idempotent (A2A §3.3.1)
       if (isTerminalState(state)) {
-        throw new TaskNotCancelableError({ message: `Task is ${state}`, metadata: { taskId: params.id, state } });
+        throw new TaskNotCancelableError({
+          message: `Task is ${state}`,
+          metadata: { taskId: params.id, state },
+        });
       }
-      const status = { state: 'TASK_STATE_CANCELED' as const, timestamp: new Date(this.options.clock.now()).toISOString() };
+      const status = {
+        state: 'TASK_STATE_CANCELED' as const,
+        timestamp: new Date(this.options.clock.now()).toISOString(),
+      };
       const task: Task = { ...cur.task, status };
       // Raising the fence stops the worker wherever it runs: its next write is refused (SEMANTICS §4).
       const res = await store.commit(scope, params.id, {
@@ -204,7 +222,10 @@ export class A2ARequestHandler implements RequestHandler {
     throw new ServerBusyError('The task is changing too fast to cancel; retry');
   }
 
-  async subscribeToTask(params: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamResponse>> {
+  async subscribeToTask(
+    params: SubscribeToTaskRequest,
+    ctx: CallContext,
+  ): Promise<AsyncIterable<StreamResponse>> {
     this.#assertStreaming();
     this.#negotiate(ctx);
     const record = await this.#visibleTask(ctx, params.id);
@@ -226,7 +247,10 @@ export class A2ARequestHandler implements RequestHandler {
     return push.createPushConfig(this.options.store, scopeOf(ctx), params);
   }
 
-  getTaskPushNotificationConfig(params: TaskPushNotificationConfigRef, ctx: CallContext): Promise<TaskPushNotificationConfig> {
+  getTaskPushNotificationConfig(
+    params: TaskPushNotificationConfigRef,
+    ctx: CallContext,
+  ): Promise<TaskPushNotificationConfig> {
     this.#negotiate(ctx);
     push.assertPushSupported(this.agentCard);
     return push.getPushConfig(this.options.store, scopeOf(ctx), params);

@@ -4,7 +4,13 @@
  * (seed 000 "Knowing whether a server honours it"). An operator's own entry for the URI is kept as written.
  */
 import { IDEMPOTENCY_EXTENSION_URI } from '../idempotency/index.js';
-import type { AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill } from '../protocol/agent-card.js';
+import type {
+  AgentCapabilities,
+  AgentCard,
+  AgentExtension,
+  AgentInterface,
+  AgentSkill,
+} from '../protocol/agent-card.js';
 import { BINDING_HTTP_JSON, BINDING_JSONRPC, PROTOCOL_VERSION } from '../protocol/constants.js';
 
 /** What a host says about its agent; the rest of the card is derived. */

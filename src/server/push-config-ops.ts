@@ -24,7 +24,10 @@ export function assertPushSupported(card: AgentCard): void {
 }
 
 /** Checks a webhook URL's form (http or https, absolute) and gives the config an id. */
-export function preparePushConfig(config: TaskPushNotificationConfig, taskId: string): TaskPushNotificationConfig {
+export function preparePushConfig(
+  config: TaskPushNotificationConfig,
+  taskId: string,
+): TaskPushNotificationConfig {
   let url: URL;
   try {
     url = new URL(config.url);

@@ -11,7 +11,9 @@ describe('README quick start', () => {
   });
 
   it('serves its card and greets over REST', async () => {
-    const card = (await (await fetch(`${greeter.url}/.well-known/agent-card.json`)).json()) as { name: string };
+    const card = (await (await fetch(`${greeter.url}/.well-known/agent-card.json`)).json()) as {
+      name: string;
+    };
     expect(card.name).toBe('greeter');
     const res = await fetch(`${greeter.url}/message:send`, {
       method: 'POST',
@@ -19,7 +21,9 @@ describe('README quick start', () => {
       body: JSON.stringify({ message: { messageId: 'qs-1', role: 'ROLE_USER', parts: [{ text: 'Ada' }] } }),
     });
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { task: { status: { state: string }; artifacts: { parts: { text: string }[] }[] } };
+    const body = (await res.json()) as {
+      task: { status: { state: string }; artifacts: { parts: { text: string }[] }[] };
+    };
     expect(body.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(body.task.artifacts[0]?.parts[0]?.text).toBe('hello, Ada');
   });

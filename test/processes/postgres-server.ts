@@ -17,8 +17,11 @@ export async function postgresAvailable(): Promise<boolean> {
     await client.end();
     return true;
   } catch (err) {
-    if (process.env.CI === 'true') throw new Error(`CI=true but PostgreSQL at ${PG_BASE_URL} does not answer: ${String(err)}`);
-    console.warn(`NOTICE: PostgreSQL at ${PG_BASE_URL} does not answer; skipping the multi-process PostgreSQL tests.`);
+    if (process.env.CI === 'true')
+      throw new Error(`CI=true but PostgreSQL at ${PG_BASE_URL} does not answer: ${String(err)}`);
+    console.warn(
+      `NOTICE: PostgreSQL at ${PG_BASE_URL} does not answer; skipping the multi-process PostgreSQL tests.`,
+    );
     return false;
   }
 }

@@ -2,12 +2,12 @@
  * Issue 2 point 6: `a2a-once serve` prints exactly one line `a2a-once listening on http://HOST:PORT`, serves
  * until SIGINT or SIGTERM, then shuts down cleanly (exit code 0).
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { CLI_PATH, cliBuilt, startServe } from './serve-process.js';
 import { sendForTask, userMessage } from './wire.js';
 
-function exitOf(child: import('node:child_process').ChildProcess): Promise<number | null> {
+function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
@@ -34,7 +34,11 @@ describe.skipIf(!cliBuilt)('a2a-once serve', () => {
         capabilities: Record<string, unknown>;
         supportedInterfaces: { protocolBinding: string; protocolVersion: string }[];
       };
-      expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true, extendedAgentCard: true });
+      expect(card.capabilities).toMatchObject({
+        streaming: true,
+        pushNotifications: true,
+        extendedAgentCard: true,
+      });
       expect(card.supportedInterfaces.map((i) => i.protocolBinding).sort()).toEqual(['HTTP+JSON', 'JSONRPC']);
       expect(card.supportedInterfaces.every((i) => i.protocolVersion === '1.0')).toBe(true);
       const task = await sendForTask(serve.url, userMessage('x', { messageId: 'tck-complete-task-1' }));
@@ -45,7 +49,9 @@ describe.skipIf(!cliBuilt)('a2a-once serve', () => {
   }, 20_000);
 
   it('refuses a bad option with exit code 2 and a clear message', async () => {
-    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--agent', 'nope'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI_PATH, 'serve', '--agent', 'nope'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     expect(await exitOf(child)).toBe(2);

@@ -7,14 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey, setKey } from '../../src/idempotency/index.js';
-import type { Task } from '../../src/protocol/model.js';
+import type { StreamResponse, Task } from '../../src/protocol/model.js';
 import { countEffects } from '../../src/server/agents/index.js';
 import { dropSchema, freshSchemaUrl, postgresAvailable } from './postgres-server.js';
 import { cliBuilt, startServe, type ServeProcess } from './serve-process.js';
 import { rpc, rpcStream, sendForTask, userMessage } from './wire.js';
 
 const pgUp = cliBuilt ? await postgresAvailable() : false;
-if (!cliBuilt) console.warn('NOTICE: dist/cli/main.js is missing (run npm run build); skipping replica tests.');
+if (!cliBuilt)
+  console.warn('NOTICE: dist/cli/main.js is missing (run npm run build); skipping replica tests.');
 
 describe.skipIf(!pgUp)('two replicas on one PostgreSQL', () => {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-once-replicas-'));
@@ -26,8 +27,26 @@ describe.skipIf(!pgUp)('two replicas on one PostgreSQL', () => {
   const executions = () => countEffects(logA) + countEffects(logB);
 
   beforeAll(async () => {
-    a = await startServe(['--agent', 'slow', '--delay-ms', '600', '--store', storeUrl, '--effects-log', logA]);
-    b = await startServe(['--agent', 'slow', '--delay-ms', '600', '--store', storeUrl, '--effects-log', logB]);
+    a = await startServe([
+      '--agent',
+      'slow',
+      '--delay-ms',
+      '600',
+      '--store',
+      storeUrl,
+      '--effects-log',
+      logA,
+    ]);
+    b = await startServe([
+      '--agent',
+      'slow',
+      '--delay-ms',
+      '600',
+      '--store',
+      storeUrl,
+      '--effects-log',
+      logB,
+    ]);
   });
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -47,7 +66,7 @@ describe.skipIf(!pgUp)('two replicas on one PostgreSQL', () => {
     expect(executions() - before).toBe(1);
   }, 60_000);
 
-  it("replays on replica B the task a lost first attempt created on replica A", async () => {
+  it('replays on replica B the task a lost first attempt created on replica A', async () => {
     const before = executions();
     const message = setKey(userMessage('ship order 7'), mintKey());
     // The first attempt's answer is lost: the client gives up after 100 ms, A keeps working.
@@ -66,14 +85,16 @@ describe.skipIf(!pgUp)('two replicas on one PostgreSQL', () => {
     const firstEvent = await first.next();
     const taskId = firstEvent.value && 'task' in firstEvent.value ? firstEvent.value.task.id : undefined;
     expect(taskId).toBeDefined();
-    const seen = [];
+    const seen: StreamResponse[] = [];
     for await (const ev of rpcStream(b.url, 'SendStreamingMessage', { message })) seen.push(ev);
     await first.return(undefined);
     expect(seen[0] && 'task' in seen[0] ? seen[0].task.id : undefined).toBe(taskId);
     const live = seen.slice(1);
     expect(live.some((e) => 'artifactUpdate' in e)).toBe(true);
     const last = live[live.length - 1];
-    expect(last && 'statusUpdate' in last ? last.statusUpdate.status.state : undefined).toBe('TASK_STATE_COMPLETED');
+    expect(last && 'statusUpdate' in last ? last.statusUpdate.status.state : undefined).toBe(
+      'TASK_STATE_COMPLETED',
+    );
     expect(executions() - before).toBe(1);
   }, 30_000);
 });

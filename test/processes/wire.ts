@@ -5,7 +5,12 @@
 import type { Message, StreamResponse, Task } from '../../src/protocol/model.js';
 
 /** A JSON-RPC SendMessage; returns the parsed response body. */
-export async function rpc(url: string, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+export async function rpc(
+  url: string,
+  method: string,
+  params: unknown,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const res = await fetch(`${url}/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
@@ -26,7 +31,12 @@ export async function sendForTask(url: string, message: Message, config?: object
 }
 
 /** Opens a JSON-RPC stream and yields its results as they arrive. */
-export async function* rpcStream(url: string, method: string, params: unknown, signal?: AbortSignal): AsyncGenerator<StreamResponse> {
+export async function* rpcStream(
+  url: string,
+  method: string,
+  params: unknown,
+  signal?: AbortSignal,
+): AsyncGenerator<StreamResponse> {
   const res = await fetch(`${url}/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', accept: 'text/event-stream' },

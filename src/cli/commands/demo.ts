@@ -55,7 +55,9 @@ export async function run(_args: string[], io: CliIO): Promise<number> {
     const first = await send(http.url, plain, 100);
     say(`   attempt 1: ${first === 'lost' ? 'answer lost (timeout)' : 'answered'}`);
     const again = await send(http.url, plain);
-    say(`   retry:     task ${again === 'lost' ? '?' : again.result?.task?.id} ${again === 'lost' ? '' : again.result?.task?.status.state}`);
+    say(
+      `   retry:     task ${again === 'lost' ? '?' : again.result?.task?.id} ${again === 'lost' ? '' : again.result?.task?.status.state}`,
+    );
     await new Promise((r) => setTimeout(r, 500));
     const unkeyedRuns = countEffects(effectsPath);
     say(`   the agent ran ${unkeyedRuns} times: invoice #1001 was paid ${unkeyedRuns} times.\n`);
@@ -67,13 +69,19 @@ export async function run(_args: string[], io: CliIO): Promise<number> {
     const retries = await Promise.all([send(http.url, keyed), send(http.url, keyed), send(http.url, keyed)]);
     const ids = new Set(retries.map((r) => (r === 'lost' ? '?' : r.result?.task?.id)));
     const states = retries.map((r) => (r === 'lost' ? '?' : r.result?.task?.status.state));
-    say(`   3 concurrent retries answered with ${ids.size} task id (${[...ids].join(', ')}), states ${states.join(', ')}`);
+    say(
+      `   3 concurrent retries answered with ${ids.size} task id (${[...ids].join(', ')}), states ${states.join(', ')}`,
+    );
     await new Promise((r) => setTimeout(r, 100));
     const keyedRuns = countEffects(effectsPath) - unkeyedRuns;
     say(`   the agent ran ${keyedRuns} time: invoice #1002 was paid once.\n`);
 
     say('3. The same key reused for a different message is refused, never answered with the wrong task:');
-    const reused = await send(http.url, { ...keyed, messageId: crypto.randomUUID(), parts: [{ text: 'pay invoice #9999' }] });
+    const reused = await send(http.url, {
+      ...keyed,
+      messageId: crypto.randomUUID(),
+      parts: [{ text: 'pay invoice #9999' }],
+    });
     const reason = reused === 'lost' ? 'lost' : reused.error?.data?.[0]?.reason;
     say(`   error ${reused === 'lost' ? '' : reused.error?.code} ${reason}\n`);
 

@@ -31,7 +31,18 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   let opts;
   try {
     opts = parseArgs(args, {
-      values: ['host', 'port', 'agent', 'store', 'key-ttl', 'tombstone-ttl', 'max-keys', 'expired-keys', 'effects-log', 'delay-ms'],
+      values: [
+        'host',
+        'port',
+        'agent',
+        'store',
+        'key-ttl',
+        'tombstone-ttl',
+        'max-keys',
+        'expired-keys',
+        'effects-log',
+        'delay-ms',
+      ],
       flags: ['verbose'],
     });
     const agentName = opts.values.get('agent') ?? 'echo';

@@ -9,13 +9,7 @@
  *      which a key exists without its task: a racing retry always finds the first attempt's task.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  describeKeyError,
-  keyHash,
-  messageDigest,
-  mintTimeOf,
-  readKey,
-} from '../../idempotency/index.js';
+import { describeKeyError, keyHash, messageDigest, mintTimeOf, readKey } from '../../idempotency/index.js';
 import {
   A2AError,
   IdempotencyCapacityError,
@@ -52,11 +46,26 @@ export interface AdmissionConfig {
 /** What admission decided; the handler then runs or attaches. */
 export type Admission =
   /** A new task was created (and its key claimed): start its first turn. */
-  | { readonly kind: 'created'; readonly scope: Scope; readonly record: StoredTask; readonly message: Message }
+  | {
+      readonly kind: 'created';
+      readonly scope: Scope;
+      readonly record: StoredTask;
+      readonly message: Message;
+    }
   /** An interrupted task was taken over for a new turn (fence + 1, WORKING): start the turn. */
-  | { readonly kind: 'continued'; readonly scope: Scope; readonly record: StoredTask; readonly message: Message }
+  | {
+      readonly kind: 'continued';
+      readonly scope: Scope;
+      readonly record: StoredTask;
+      readonly message: Message;
+    }
   /** A retry: attach to the task the first attempt created or continued. */
-  | { readonly kind: 'replay'; readonly scope: Scope; readonly record: StoredTask; readonly message: Message };
+  | {
+      readonly kind: 'replay';
+      readonly scope: Scope;
+      readonly record: StoredTask;
+      readonly message: Message;
+    };
 
 /** The scope of a call: tenant and principal. */
 export function scopeOf(ctx: CallContext): Scope {
@@ -94,13 +103,21 @@ export async function admitSend(
         : await admitNewTask(cfg, scope, message, key, inlinePushConfig);
     count(admission.kind === 'replay' ? 'replayed' : 'claimed');
     if (key !== undefined) {
-      cfg.logger.debug('send admitted', { outcome: admission.kind, keyHash: keyHash(key), taskId: admission.record.task.id });
+      cfg.logger.debug('send admitted', {
+        outcome: admission.kind,
+        keyHash: keyHash(key),
+        taskId: admission.record.task.id,
+      });
     }
     return admission;
   } catch (err) {
     const reason = err instanceof A2AError ? err.reason : 'INTERNAL_ERROR';
     const outcome: AdmissionOutcome =
-      reason === 'IDEMPOTENCY_KEY_REUSED' ? 'conflict' : reason === 'IDEMPOTENCY_KEY_EXPIRED' ? 'expired' : 'refused';
+      reason === 'IDEMPOTENCY_KEY_REUSED'
+        ? 'conflict'
+        : reason === 'IDEMPOTENCY_KEY_EXPIRED'
+          ? 'expired'
+          : 'refused';
     count(outcome, reason);
     if (read.key !== undefined) {
       cfg.logger.info('send refused', { outcome, reason, keyHash: keyHash(read.key) });
@@ -110,7 +127,7 @@ export async function admitSend(
 }
 
 function digestWithIds(task: Task): (m: Message) => string {
-  return (m) => messageDigest({ ...m, contextId: task.contextId, taskId: task.id } as Message);
+  return (m) => messageDigest({ ...m, contextId: task.contextId, taskId: task.id });
 }
 
 async function admitToExistingTask(
@@ -129,12 +146,19 @@ async function admitToExistingTask(
   // re-read and decide again. Each round sees a newer version, so this settles quickly.
   for (let attempt = 0; attempt < 16; attempt++) {
     const record = await cfg.store.getTask(scope, taskId);
-    const verdict = guardExistingTask(record, message, digestWithIds(record?.task ?? { id: taskId } as Task));
+    const verdict = guardExistingTask(
+      record,
+      message,
+      digestWithIds(record?.task ?? ({ id: taskId } as Task)),
+    );
     if (verdict.kind === 'refuse') throw verdict.error;
     const cur = record!;
     if (verdict.kind === 'replay') return { kind: 'replay', scope, record: cur, message };
-    const stored: Message = { ...message, contextId: cur.task.contextId, taskId: cur.task.id } as Message;
-    const status = { state: 'TASK_STATE_WORKING' as const, timestamp: new Date(cfg.clock.now()).toISOString() };
+    const stored: Message = { ...message, contextId: cur.task.contextId, taskId: cur.task.id };
+    const status = {
+      state: 'TASK_STATE_WORKING' as const,
+      timestamp: new Date(cfg.clock.now()).toISOString(),
+    };
     const task: Task = { ...cur.task, status, history: [...(cur.task.history ?? []), stored] };
     const res = await cfg.store.commit(scope, taskId, {
       expectFence: cur.fence,
@@ -206,7 +230,8 @@ async function admitNewTask(
       }
       const record = await cfg.store.getTask(scope, res.key.taskId);
       // The key outlives its task: a task removed by retention is not found, and the send does not run again.
-      if (!record) throw new TaskNotFoundError({ message: 'The task this key created has been removed by retention' });
+      if (!record)
+        throw new TaskNotFoundError({ message: 'The task this key created has been removed by retention' });
       return { kind: 'replay', scope, record, message };
     }
     case 'expired':
@@ -214,12 +239,16 @@ async function admitNewTask(
     case 'capacity':
       throw new IdempotencyCapacityError({ retryAfterSeconds: 30 });
     case 'full':
-      throw new ServerBusyError({ message: 'The task store is at capacity; retry later', retryAfterSeconds: 5 });
+      throw new ServerBusyError({
+        message: 'The task store is at capacity; retry later',
+        retryAfterSeconds: 5,
+      });
   }
 }
 
 function expired(): A2AError {
   return new IdempotencyKeyExpiredError({
-    message: 'Idempotency key has expired: the send it protected may already have run; send again with a new key if you mean to',
+    message:
+      'Idempotency key has expired: the send it protected may already have run; send again with a new key if you mean to',
   });
 }

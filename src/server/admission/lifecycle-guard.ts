@@ -15,7 +15,10 @@ import { isInterruptedState, isTerminalState } from '../../protocol/task-state.j
 import type { StoredTask } from '../../store/records.js';
 
 /** The guard's verdict. */
-export type GuardVerdict = { readonly kind: 'replay' } | { readonly kind: 'continue' } | { readonly kind: 'refuse'; readonly error: A2AError };
+export type GuardVerdict =
+  | { readonly kind: 'replay' }
+  | { readonly kind: 'continue' }
+  | { readonly kind: 'refuse'; readonly error: A2AError };
 
 /**
  * Decides what `message` (which names `record`'s task) is.
@@ -54,5 +57,8 @@ export function guardExistingTask(
   const why = isTerminalState(state)
     ? `task ${task.id} is in terminal state ${state} and cannot accept messages`
     : `task ${task.id} is ${state}: one writer at a time, wait until it needs input`;
-  return { kind: 'refuse', error: new UnsupportedOperationError({ message: why, metadata: { taskId: task.id, state } }) };
+  return {
+    kind: 'refuse',
+    error: new UnsupportedOperationError({ message: why, metadata: { taskId: task.id, state } }),
+  };
 }

@@ -43,6 +43,8 @@ export function parseJsonText(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new JSONParseError({ message: `Invalid JSON payload: ${err instanceof Error ? err.message : 'parse error'}` });
+    throw new JSONParseError({
+      message: `Invalid JSON payload: ${err instanceof Error ? err.message : 'parse error'}`,
+    });
   }
 }

@@ -27,16 +27,24 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
     }
     try {
       const path = url.pathname;
-      if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD')) return card.handle(req, url);
-      if (path === options.jsonRpcPath && req.method === 'POST') return await handleJsonRpc(req, url, handler, options);
+      if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD'))
+        return card.handle(req, url);
+      if (path === options.jsonRpcPath && req.method === 'POST')
+        return await handleJsonRpc(req, url, handler, options);
       const route = matchRestRoute(req.method, path);
       if ('miss' in route) {
-        const err = new MethodNotFoundError({ message: `No route for ${req.method} ${path}`, metadata: { path } });
+        const err = new MethodNotFoundError({
+          message: `No route for ${req.method} ${path}`,
+          metadata: { path },
+        });
         if (route.miss === 'not-found') return restErrorResponse(err);
         return restErrorResponse(
-          new A2AError({ ...err.spec, httpStatus: 405, defaultMessage: 'Method not allowed' }, {
-            message: `${req.method} is not allowed on ${path}`,
-          }),
+          new A2AError(
+            { ...err.spec, httpStatus: 405, defaultMessage: 'Method not allowed' },
+            {
+              message: `${req.method} is not allowed on ${path}`,
+            },
+          ),
           { Allow: route.allow },
         );
       }

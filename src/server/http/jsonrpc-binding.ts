@@ -5,8 +5,8 @@
  * (413), whose HTTP status says so to proxies and retrying clients.
  */
 import { MEDIA_JSON, STREAMING_METHODS } from '../../protocol/constants.js';
+import type { A2AError } from '../../protocol/errors.js';
 import {
-  A2AError,
   ContentTypeNotSupportedError,
   InvalidRequestError,
   MethodNotFoundError,
@@ -26,7 +26,8 @@ import { sseBody, sseHeaders } from './sse.js';
 type JsonRpcId = string | number | null;
 
 function errorResponse(id: JsonRpcId, err: A2AError, extraHeaders: Record<string, string> = {}): Response {
-  const status = err.httpStatus === 503 || err.httpStatus === 413 ? err.httpStatus : err.code === -32603 ? 500 : 200;
+  const status =
+    err.httpStatus === 503 || err.httpStatus === 413 ? err.httpStatus : err.code === -32603 ? 500 : 200;
   const headers: Record<string, string> = { 'Content-Type': MEDIA_JSON, ...extraHeaders };
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
   return respond(status, JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(err) }), headers);
@@ -55,7 +56,8 @@ export async function handleJsonRpc(
     }
     const body = parseJsonText(await readBodyText(req, options.maxBodyBytes));
     if (Array.isArray(body)) throw new InvalidRequestError('Batch requests are not supported');
-    if (typeof body !== 'object' || body === null) throw new InvalidRequestError('A JSON-RPC request must be an object');
+    if (typeof body !== 'object' || body === null)
+      throw new InvalidRequestError('A JSON-RPC request must be an object');
     const env = body as Record<string, unknown>;
     if (typeof env.id === 'string' || typeof env.id === 'number') id = env.id;
     if (env.jsonrpc !== '2.0') throw new InvalidRequestError('jsonrpc must be "2.0"');
@@ -64,7 +66,8 @@ export async function handleJsonRpc(
     }
     const method = env.method;
     if (typeof method !== 'string') throw new InvalidRequestError('method must be a string');
-    if (!isA2AMethod(method)) throw new MethodNotFoundError({ message: `Method not found: ${method}`, metadata: { method } });
+    if (!isA2AMethod(method))
+      throw new MethodNotFoundError({ message: `Method not found: ${method}`, metadata: { method } });
     const params = parseParams(method, env.params ?? {});
     const streaming = STREAMING_METHODS.has(method);
     if (streaming) ctl = new AbortController();

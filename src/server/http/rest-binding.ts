@@ -5,7 +5,8 @@
  * deleted one, as `@a2a-js/sdk` does; clients accept any 2xx.
  */
 import { MEDIA_A2A_JSON, STREAMING_METHODS } from '../../protocol/constants.js';
-import { A2AError, ContentTypeNotSupportedError, toA2AError } from '../../protocol/errors.js';
+import type { A2AError } from '../../protocol/errors.js';
+import { ContentTypeNotSupportedError, toA2AError } from '../../protocol/errors.js';
 import { toRestErrorBody } from '../../protocol/error-wire.js';
 import { parseParams } from '../../protocol/parse.js';
 import { respond } from './light-response.js';
@@ -37,7 +38,8 @@ function queryObject(url: URL): Record<string, unknown> {
     if (NUMERIC_QUERY.has(k) && /^-?\d+$/.test(v)) value = Number(v);
     else if (BOOLEAN_QUERY.has(k) && (v === 'true' || v === 'false')) value = v === 'true';
     const prev = out[k];
-    out[k] = prev === undefined ? value : Array.isArray(prev) ? [...(prev as unknown[]), value] : [prev, value];
+    out[k] =
+      prev === undefined ? value : Array.isArray(prev) ? [...(prev as unknown[]), value] : [prev, value];
   }
   return out;
 }
@@ -48,7 +50,11 @@ function isJsonContentType(ct: string | null): boolean {
   return base === 'application/json' || base === 'application/a2a+json' || base === '';
 }
 
-async function requestObject(req: Request, url: URL, options: ResolvedHttpOptions): Promise<Record<string, unknown>> {
+async function requestObject(
+  req: Request,
+  url: URL,
+  options: ResolvedHttpOptions,
+): Promise<Record<string, unknown>> {
   if (req.method === 'GET' || req.method === 'DELETE') return queryObject(url);
   if (!isJsonContentType(req.headers.get('content-type'))) {
     throw new ContentTypeNotSupportedError('Content-Type must be application/json or application/a2a+json');

@@ -14,11 +14,15 @@ export interface RestMatch {
 }
 
 /** The reason a path did not match: unknown path, or known path with another HTTP verb. */
-export type RestMiss = { readonly miss: 'not-found' } | { readonly miss: 'method-not-allowed'; readonly allow: string };
+export type RestMiss =
+  { readonly miss: 'not-found' } | { readonly miss: 'method-not-allowed'; readonly allow: string };
 
 const ROUTE_WORDS = new Set(['message:send', 'message:stream', 'tasks', 'extendedAgentCard']);
 
-function match(verb: string, segs: readonly string[]): RestMiss | { method: A2AMethod; id?: string; taskId?: string } {
+function match(
+  verb: string,
+  segs: readonly string[],
+): RestMiss | { method: A2AMethod; id?: string; taskId?: string } {
   const [a, b, c, d, ...rest] = segs;
   if (rest.length > 0) return { miss: 'not-found' };
   const only = (allowed: string, m: A2AMethod, vars: { id?: string; taskId?: string } = {}) =>
@@ -60,7 +64,10 @@ function match(verb: string, segs: readonly string[]): RestMiss | { method: A2AM
 export function matchRestRoute(verb: string, pathname: string): RestMatch | RestMiss {
   let segs: string[];
   try {
-    segs = pathname.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+    segs = pathname
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
   } catch {
     return { miss: 'not-found' };
   }

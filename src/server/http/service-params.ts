@@ -35,7 +35,10 @@ export function requestedExtensions(headers: Headers): string[] {
 }
 
 /** Adds the `A2A-Extensions` echo of what the server activated (only when something was). */
-export function echoExtensions(headers: Record<string, string>, activated: ReadonlySet<string>): Record<string, string> {
+export function echoExtensions(
+  headers: Record<string, string>,
+  activated: ReadonlySet<string>,
+): Record<string, string> {
   if (activated.size > 0) headers[HEADER_EXTENSIONS] = [...activated].join(', ');
   return headers;
 }

@@ -123,7 +123,7 @@ function realOf(s: State, self: Request): Request {
       headers: self.headers,
       signal: signalOf(s),
       ...(body ? { body, duplex: 'half' } : {}),
-    } as RequestInit);
+    });
   }
   return s.real;
 }
@@ -148,7 +148,17 @@ for (const [k, get] of Object.entries(getters)) {
     },
   });
 }
-for (const k of ['cache', 'credentials', 'destination', 'integrity', 'keepalive', 'mode', 'redirect', 'referrer', 'referrerPolicy']) {
+for (const k of [
+  'cache',
+  'credentials',
+  'destination',
+  'integrity',
+  'keepalive',
+  'mode',
+  'redirect',
+  'referrer',
+  'referrerPolicy',
+]) {
   Object.defineProperty(proto, k, {
     get(this: Self) {
       return (realOf(this[STATE], this as unknown as Request) as unknown as Record<string, unknown>)[k];

@@ -21,7 +21,13 @@ export class InMemoryMetrics implements ServerMetrics {
   readonly #totals = new Map<string, number>();
 
   add(name: string, value: number, attributes: Record<string, string>): void {
-    const key = name + '|' + Object.keys(attributes).sort().map((k) => `${k}=${attributes[k]}`).join(',');
+    const key =
+      name +
+      '|' +
+      Object.keys(attributes)
+        .sort()
+        .map((k) => `${k}=${attributes[k]}`)
+        .join(',');
     this.#totals.set(key, (this.#totals.get(key) ?? 0) + value);
   }
 

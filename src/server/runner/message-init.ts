@@ -6,9 +6,13 @@ import type { Message, Part } from '../../protocol/model.js';
 import type { StatusMessageInit } from '../agent-executor.js';
 
 /** A complete agent message for a task. */
-export function agentMessage(init: StatusMessageInit, taskId: string | undefined, contextId: string): Message {
+export function agentMessage(
+  init: StatusMessageInit,
+  taskId: string | undefined,
+  contextId: string,
+): Message {
   const base: Partial<Message> =
-    typeof init === 'string' ? { parts: [{ text: init }] } : Array.isArray(init) ? { parts: init as Part[] } : init;
+    typeof init === 'string' ? { parts: [{ text: init }] } : Array.isArray(init) ? { parts: init } : init;
   return {
     ...base,
     messageId: base.messageId ?? randomUUID(),

@@ -80,7 +80,10 @@ export class Runner {
       }
     } catch (err) {
       if (!(err instanceof StaleWriterError)) {
-        this.logger.error('could not settle a task after its turn', { taskId: worker.taskId, error: describe(err) });
+        this.logger.error('could not settle a task after its turn', {
+          taskId: worker.taskId,
+          error: describe(err),
+        });
       }
     }
   }

@@ -75,7 +75,8 @@ export class TaskWorker implements AgentContext {
 
   get signal(): AbortSignal {
     this.#controller ??= new AbortController();
-    if (this.#aborted && !this.#controller.signal.aborted) this.#controller.abort(new StaleWriterError(this.taskId));
+    if (this.#aborted && !this.#controller.signal.aborted)
+      this.#controller.abort(new StaleWriterError(this.taskId));
     return this.#controller.signal;
   }
 
@@ -104,7 +105,12 @@ export class TaskWorker implements AgentContext {
         ...(message !== undefined ? { message: agentMessage(message, this.taskId, this.contextId) } : {}),
         timestamp: new Date(this.#clock.now()).toISOString(),
       };
-      const ev = { taskId: this.taskId, contextId: this.contextId, status, ...(metadata ? { metadata } : {}) };
+      const ev = {
+        taskId: this.taskId,
+        contextId: this.contextId,
+        status,
+        ...(metadata ? { metadata } : {}),
+      };
       return { task: applyStatusUpdate(task, ev), event: { statusUpdate: ev } };
     }).then(() => undefined);
   }
@@ -159,9 +165,7 @@ export class TaskWorker implements AgentContext {
     return s === 'TASK_STATE_SUBMITTED' || s === 'TASK_STATE_WORKING';
   }
 
-  #write(
-    step: (task: Task) => { task: Task; event: StreamResponse; reply?: Message },
-  ): Promise<StoredTask> {
+  #write(step: (task: Task) => { task: Task; event: StreamResponse; reply?: Message }): Promise<StoredTask> {
     const run = async (): Promise<StoredTask> => {
       if (this.#aborted) throw new StaleWriterError(this.taskId);
       const cur = this.#current;

@@ -9,7 +9,12 @@ import { isTerminalState } from '../../protocol/task-state.js';
 import { systemClock, type Clock } from '../clock.js';
 import { compareNewestFirst, decodePageToken, encodePageToken } from '../page-token.js';
 import type { KeyRecord, StoredEvent, StoredTask } from '../records.js';
-import { DEFAULT_TOMBSTONE_TTL_MS, emptyPurgeReport, type PurgeReport, type RetentionPolicy } from '../retention.js';
+import {
+  DEFAULT_TOMBSTONE_TTL_MS,
+  emptyPurgeReport,
+  type PurgeReport,
+  type RetentionPolicy,
+} from '../retention.js';
 import type { Scope } from '../scope.js';
 import type {
   CommitResult,
@@ -119,7 +124,14 @@ export class MemoryTaskStore implements TaskStore {
     }
     if (this.#taskCount >= this.#maxTasks && !this.#evictOldestTerminal()) return { outcome: 'full' };
 
-    const record: StoredTask = { task: input.task, kind: 'task', fence: 1, seq: 0, createdAt: now, updatedAt: now };
+    const record: StoredTask = {
+      task: input.task,
+      kind: 'task',
+      fence: 1,
+      seq: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
     const entry: TaskEntry = { record, events: [], pushConfigs: new Map(), waiters: new Set() };
     for (const c of input.pushConfigs ?? []) if (c.id) entry.pushConfigs.set(c.id, c);
     p.tasks.set(input.task.id, entry);
@@ -145,14 +157,21 @@ export class MemoryTaskStore implements TaskStore {
 
   listTasks(scope: Scope, query: TaskQuery): Promise<TaskPage> {
     const p = this.#partition(scope, false);
-    const after = query.pageToken === undefined ? undefined : decodePageToken(query.pageToken);
+    let after: ReturnType<typeof decodePageToken> | undefined;
+    try {
+      after = query.pageToken === undefined ? undefined : decodePageToken(query.pageToken);
+    } catch (err) {
+      // A bad token is a rejection like any other store error, never a synchronous throw.
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     const matches: StoredTask[] = [];
     for (const { record } of p?.tasks.values() ?? []) {
       if (record.kind !== 'task') continue;
       const t = record.task;
       if (query.contextId !== undefined && t.contextId !== query.contextId) continue;
       if (query.status !== undefined && t.status.state !== query.status) continue;
-      if (query.statusTimestampAfter !== undefined && (t.status.timestamp ?? '') < query.statusTimestampAfter) continue;
+      if (query.statusTimestampAfter !== undefined && (t.status.timestamp ?? '') < query.statusTimestampAfter)
+        continue;
       matches.push(record);
     }
     const pos = (r: StoredTask) => ({ timestamp: r.task.status.timestamp ?? '', id: r.task.id });
@@ -202,7 +221,12 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve(entry ? entry.events.slice(Math.max(0, afterSeq)) : []);
   }
 
-  async *watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent> {
+  async *watch(
+    scope: Scope,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+  ): AsyncIterable<StoredEvent> {
     let next = Math.max(0, afterSeq);
     while (!signal.aborted) {
       const entry = this.#partition(scope, false)?.tasks.get(taskId);
@@ -251,7 +275,9 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]> {
-    return Promise.resolve([...(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs.values() ?? [])]);
+    return Promise.resolve([
+      ...(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs.values() ?? []),
+    ]);
   }
 
   deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
@@ -313,7 +339,10 @@ export class MemoryTaskStore implements TaskStore {
   #hasPurgeable(now: number, terminalMaxAge: number, tombstoneTtl: number): boolean {
     for (const p of this.#partitions.values()) {
       for (const { record: r } of p.tasks.values()) {
-        if ((isTerminalState(r.task.status.state) || r.kind === 'message') && now - r.updatedAt >= terminalMaxAge)
+        if (
+          (isTerminalState(r.task.status.state) || r.kind === 'message') &&
+          now - r.updatedAt >= terminalMaxAge
+        )
           return true;
       }
       for (const k of p.keys.values()) if (k.expiresAt <= now && !p.tasks.has(k.taskId)) return true;

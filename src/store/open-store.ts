@@ -1,0 +1,124 @@
+/**
+ * Opens a store from a URL, for the CLI and for servers configured by text: `memory`, `sqlite:PATH`
+ * (`sqlite::memory:` too) and `postgres://...` / `postgresql://...` (`?schema=NAME` picks the schema). The SQL
+ * backends are imported only when asked for, so a user without better-sqlite3 or pg installed can still use the
+ * memory store. SQL stores are migrated on open unless `migrate: false`.
+ */
+import type { Clock } from './clock.js';
+import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory/index.js';
+import type { MigrationReport } from './sql/migration.js';
+import { StoreError } from './sql/store-error.js';
+import type { TaskStore } from './task-store.js';
+
+/** Options of `openStore`. */
+export interface OpenStoreOptions {
+  /** Source of every timestamp and cutoff (default: the wall clock). */
+  clock?: Clock;
+  /** Options of the memory store, for `memory`. */
+  memory?: MemoryTaskStoreOptions;
+  /** Apply pending migrations on open (default true; `a2a-once migrate` opens with false). */
+  migrate?: boolean;
+  /** Longest delay before `watch` sees another process's commit (SQL stores). */
+  pollIntervalMs?: number;
+}
+
+/** A store opened from a URL; SQL stores also expose `migrate()`. */
+export type OpenedStore = TaskStore & { migrate?(): Promise<MigrationReport> };
+
+/** Opens the store `url` names. Throws `StoreError` (`BAD_STORE_URL`, `DRIVER_MISSING`) when it cannot. */
+export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
+  const text = url.trim();
+  if (text === 'memory' || text === 'memory:') {
+    return new MemoryTaskStore({ ...options.memory, ...(options.clock ? { clock: options.clock } : {}) });
+  }
+  let store: OpenedStore & { migrate(): Promise<MigrationReport> };
+  if (text.startsWith('sqlite:')) {
+    store = await openSqlite(sqlitePath(text), options);
+  } else if (text.startsWith('postgres://') || text.startsWith('postgresql://')) {
+    store = await openPostgres(text, options);
+  } else {
+    throw new StoreError(
+      'BAD_STORE_URL',
+      `unknown store '${describeStoreUrl(text)}' (use memory, sqlite:PATH or postgres://USER@HOST/DB)`,
+    );
+  }
+  if (options.migrate !== false) {
+    try {
+      await store.migrate();
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+  return store;
+}
+
+/** The file of a `sqlite:` URL: `sqlite:data/a2a.db`, `sqlite:///abs/a2a.db`, `sqlite::memory:`. */
+function sqlitePath(url: string): string {
+  let path = url.slice('sqlite:'.length);
+  if (path.startsWith('//')) path = path.slice(2);
+  if (path === '') throw new StoreError('BAD_STORE_URL', 'sqlite: needs a path, e.g. sqlite:./a2a-once.db');
+  return path;
+}
+
+async function openSqlite(path: string, options: OpenStoreOptions) {
+  const { SqliteTaskStore } = await importDriver(() => import('./sqlite/index.js'), 'better-sqlite3');
+  return new SqliteTaskStore({
+    path,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+  });
+}
+
+async function openPostgres(url: string, options: OpenStoreOptions) {
+  const parsed = new URL(url);
+  const schema = parsed.searchParams.get('schema') ?? 'public';
+  // `schema` is ours, not a libpq parameter: keep it away from pg's connection-string parser.
+  parsed.searchParams.delete('schema');
+  const [{ PostgresTaskStore }, pg] = await Promise.all([
+    importDriver(() => import('./postgres/index.js'), 'pg'),
+    importDriver(() => import('pg'), 'pg'),
+  ]);
+  const pool = new pg.default.Pool({ connectionString: parsed.toString() });
+  // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return new PostgresTaskStore({
+    pool,
+    schema,
+    closePool: true,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+  });
+}
+
+async function importDriver<T>(load: () => Promise<T>, driver: string): Promise<T> {
+  try {
+    return await load();
+  } catch (err) {
+    const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String(err).includes(driver)) {
+      throw new StoreError(
+        'DRIVER_MISSING',
+        `this store needs the '${driver}' package: npm install ${driver}`,
+        {
+          cause: err,
+        },
+      );
+    }
+    throw err;
+  }
+}
+
+/** The URL with any password replaced by `***`, for logs and CLI output. */
+export function describeStoreUrl(url: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url;
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    for (const name of ['password', 'sslpassword'])
+      if (u.searchParams.has(name)) u.searchParams.set(name, '***');
+    return u.toString();
+  } catch {
+    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, '$1***@');
+  }
+}
