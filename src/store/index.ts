@@ -9,3 +9,4 @@ export * from './task-store.js';
 export * from './retention.js';
 export * from './page-token.js';
 export * from './memory/index.js';
+export { openStore, describeStoreUrl, type OpenStoreOptions, type OpenedStore } from './open-store.js';

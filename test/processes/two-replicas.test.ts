@@ -82,8 +82,9 @@ describe.skipIf(!pgUp)('two replicas on one PostgreSQL', () => {
     const before = executions();
     const message = setKey(userMessage('render report'), mintKey());
     const first = rpcStream(a.url, 'SendStreamingMessage', { message });
-    const firstEvent = await first.next();
-    const taskId = firstEvent.value && 'task' in firstEvent.value ? firstEvent.value.task.id : undefined;
+    const firstEvent: IteratorResult<StreamResponse> = await first.next();
+    const head = firstEvent.done ? undefined : firstEvent.value;
+    const taskId = head && 'task' in head ? head.task.id : undefined;
     expect(taskId).toBeDefined();
     const seen: StreamResponse[] = [];
     for await (const ev of rpcStream(b.url, 'SendStreamingMessage', { message })) seen.push(ev);

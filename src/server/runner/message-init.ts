@@ -2,7 +2,7 @@
  * Turns the shorthand an agent passes (`'text'`, parts, a partial message) into a full agent Message.
  */
 import { randomUUID } from 'node:crypto';
-import type { Message, Part } from '../../protocol/model.js';
+import type { Message } from '../../protocol/model.js';
 import type { StatusMessageInit } from '../agent-executor.js';
 
 /** A complete agent message for a task. */

@@ -1,0 +1,113 @@
+/**
+ * `a2a-once sweep --store URL [--older-than 7d] [--tombstone-ttl 7d] [--batch-size N] [--max-batches N] [--json]`:
+ * runs `purgeExpired` once (SEMANTICS §6: nothing is deleted on a timer unless the operator asks). Progress goes
+ * to stderr, redrawn in place on a terminal and a line per batch otherwise; the report goes to stdout.
+ */
+import { describeStoreUrl, openStore } from '../../store/open-store.js';
+import {
+  DEFAULT_PURGE_BATCH_SIZE,
+  DEFAULT_TERMINAL_MAX_AGE_MS,
+  DEFAULT_TOMBSTONE_TTL_MS,
+} from '../../store/retention.js';
+import type { PurgeReport, RetentionPolicy } from '../../store/retention.js';
+import { StoreError } from '../../store/sql/store-error.js';
+import { parseArgs, parseDuration, UsageError } from '../args.js';
+import type { CliIO } from '../io.js';
+
+const USAGE =
+  'usage: a2a-once sweep --store URL [--older-than 7d] [--tombstone-ttl 7d] [--batch-size N] [--max-batches N] [--json]';
+
+/** Cursor up one line and clear it: redraws the progress line on a terminal. */
+const REDRAW = '\u001b[1A\u001b[2K';
+
+interface SweepArgs {
+  url: string;
+  policy: Omit<RetentionPolicy, 'onProgress'>;
+  json: boolean;
+}
+
+function positiveInt(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--${name} must be a positive integer`);
+  return Number(text);
+}
+
+function parse(args: string[]): SweepArgs | 'help' {
+  const p = parseArgs(args, {
+    values: ['store', 'older-than', 'tombstone-ttl', 'batch-size', 'max-batches'],
+    flags: ['json', 'help'],
+  });
+  if (p.flags.has('help')) return 'help';
+  if (p.positionals.length > 0) throw new UsageError(`unexpected argument '${p.positionals[0]}'`);
+  const url = p.values.get('store');
+  if (url === undefined) throw new UsageError('--store is required');
+  const olderThan = p.values.get('older-than');
+  const tombstoneTtl = p.values.get('tombstone-ttl');
+  const maxBatches = positiveInt('max-batches', p.values.get('max-batches'));
+  return {
+    url,
+    json: p.flags.has('json'),
+    policy: {
+      terminalMaxAgeMs: olderThan === undefined ? DEFAULT_TERMINAL_MAX_AGE_MS : parseDuration(olderThan),
+      tombstoneMaxAgeMs: tombstoneTtl === undefined ? DEFAULT_TOMBSTONE_TTL_MS : parseDuration(tombstoneTtl),
+      batchSize: positiveInt('batch-size', p.values.get('batch-size')) ?? DEFAULT_PURGE_BATCH_SIZE,
+      ...(maxBatches === undefined ? {} : { maxBatches }),
+    },
+  };
+}
+
+function progressLine(r: PurgeReport): string {
+  return `batch ${r.batches}: ${r.tasks} task(s) deleted, ${r.keys} key(s) expired, ${r.tombstones} tombstone(s) deleted`;
+}
+
+/** Runs the command; returns the exit code. */
+export async function run(args: string[], io: CliIO): Promise<number> {
+  let parsed: SweepArgs | 'help';
+  try {
+    parsed = parse(args);
+  } catch (err) {
+    return usageFailure(err, io);
+  }
+  if (parsed === 'help') {
+    io.out(USAGE);
+    return 0;
+  }
+  const { url, policy, json } = parsed;
+  const where = describeStoreUrl(url);
+  let shown = 0;
+  const onProgress = (r: PurgeReport) => {
+    if (r.batches === shown) return; // the final call repeats the last batch
+    io.err((io.isTTY && shown > 0 ? REDRAW : '') + progressLine(r));
+    shown = r.batches;
+  };
+  try {
+    const store = await openStore(url);
+    try {
+      if (io.isTTY) io.err(`sweeping ${where}...`);
+      const report = await store.purgeExpired({ ...policy, onProgress });
+      if (json) io.out(JSON.stringify(report));
+      else {
+        io.out(
+          `${where}: ${report.tasks} task(s) deleted, ${report.keys} key(s) turned into tombstones, ` +
+            `${report.tombstones} tombstone(s) deleted in ${report.batches} batch(es)`,
+        );
+        io.out(report.complete ? 'complete' : 'incomplete: --max-batches reached; run again to continue');
+      }
+      return 0;
+    } finally {
+      await store.close();
+    }
+  } catch (err) {
+    if (err instanceof StoreError && err.code === 'BAD_STORE_URL')
+      return usageFailure(new UsageError(err.message), io);
+    io.err(`a2a-once sweep: ${where}: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  }
+}
+
+function usageFailure(err: unknown, io: CliIO): number {
+  if (!(err instanceof UsageError)) throw err;
+  io.err(`a2a-once sweep: ${err.message}`);
+  io.err(USAGE);
+  return 2;
+}

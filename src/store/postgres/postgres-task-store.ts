@@ -1,0 +1,266 @@
+/**
+ * The PostgreSQL `TaskStore`, shared by server replicas. Every write is one READ COMMITTED transaction whose
+ * atomicity comes from the database: the key's primary key (`ON CONFLICT DO NOTHING`) for claims, a conditional
+ * `UPDATE ... WHERE fence = $ [AND seq = $]` holding the task's row lock for compare-and-set, and the events
+ * inserted in the same transaction. Timestamps come from the store's `Clock`, not the database's, so replicas
+ * need roughly synchronised clocks (NTP); only TTLs and retention read them, never the dedup decision itself.
+ */
+import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
+import { systemClock, type Clock } from '../clock.js';
+import { decodePageToken } from '../page-token.js';
+import type { KeyRecord, StoredEvent, StoredTask } from '../records.js';
+import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
+import type { Scope } from '../scope.js';
+import { EventNotifier, taskKey } from '../sql/event-notifier.js';
+import { buildListStatements, toTaskPage } from '../sql/list-query.js';
+import type { MigrationReport } from '../sql/migration.js';
+import { pollWatch } from '../sql/poll-watch.js';
+import { runPurge } from '../sql/purge-loop.js';
+import {
+  deriveColumns,
+  toInt,
+  toKeyRecord,
+  toPushConfig,
+  toStoredEvent,
+  toStoredTask,
+  type EventRow,
+  type KeyRow,
+  type TaskRow,
+} from '../sql/sql-rows.js';
+import type {
+  CommitResult,
+  CreateTaskInput,
+  CreateTaskResult,
+  StoreCapabilities,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+  TaskWrite,
+} from '../task-store.js';
+import { createTaskPg } from './pg-create-task.js';
+import { migratePostgres } from './pg-migrate.js';
+import type { PgPoolLike, PgQueryable } from './pg-pool-like.js';
+import { pgPurgeBatch, pgPurgeRemains } from './pg-purge.js';
+import { pgStatements, type PgStatements } from './pg-statements.js';
+import { pgTables, type PgTables } from './pg-tables.js';
+import { inTransaction } from './pg-transaction.js';
+
+/** Options of the PostgreSQL store. */
+export interface PostgresTaskStoreOptions {
+  /** A `pg.Pool`, or anything with its shape (`PgPoolLike`), e.g. `pglitePool(new PGlite())`. */
+  pool: PgPoolLike;
+  /** Schema holding the tables (default `public`); `migrate()` creates it if missing. */
+  schema?: string;
+  /** Source of every timestamp and cutoff (default: the wall clock). Replicas need roughly synchronised clocks. */
+  clock?: Clock;
+  /** Longest delay before `watch` sees an event committed by another replica (default 50 ms). */
+  pollIntervalMs?: number;
+  /** Tombstone age used when a retention policy names none (default 7 days). */
+  tombstoneTtlMs?: number;
+  /** End the pool on `close()` (default false: a pool you pass in stays yours). */
+  closePool?: boolean;
+}
+
+/** A TaskStore in PostgreSQL, safe to share between processes and replicas. */
+export class PostgresTaskStore implements TaskStore {
+  readonly capabilities: StoreCapabilities = { idempotency: true, sharedAcrossProcesses: true };
+  readonly supportsIdempotency = true;
+
+  readonly #pool: PgPoolLike;
+  readonly #tables: PgTables;
+  readonly #sql: PgStatements;
+  readonly #clock: Clock;
+  readonly #pollIntervalMs: number;
+  readonly #tombstoneTtlMs: number;
+  readonly #closePool: boolean;
+  readonly #notifier = new EventNotifier();
+  readonly #closing = new AbortController();
+
+  constructor(options: PostgresTaskStoreOptions) {
+    this.#pool = options.pool;
+    this.#tables = pgTables(options.schema ?? 'public');
+    this.#sql = pgStatements(this.#tables);
+    this.#clock = options.clock ?? systemClock;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 50;
+    this.#tombstoneTtlMs = options.tombstoneTtlMs ?? DEFAULT_TOMBSTONE_TTL_MS;
+    this.#closePool = options.closePool ?? false;
+  }
+
+  /** The schema holding the tables. */
+  get schema(): string {
+    return this.#tables.schema;
+  }
+
+  /** Applies pending migrations under an advisory lock (safe from several replicas at once). */
+  migrate(): Promise<MigrationReport> {
+    return migratePostgres(this.#pool, this.#tables, this.#clock);
+  }
+
+  async #task(q: PgQueryable, scope: Scope, taskId: string): Promise<StoredTask | undefined> {
+    const row = (await q.query(this.#sql.selectTask, [scope.tenant, scope.owner, taskId])).rows[0];
+    return row ? toStoredTask(row as unknown as TaskRow) : undefined;
+  }
+
+  createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
+    const now = this.#clock.now();
+    return inTransaction(this.#pool, (c) =>
+      createTaskPg(c, this.#sql, this.#tables.schema, scope, input, now),
+    );
+  }
+
+  getTask(scope: Scope, taskId: string): Promise<StoredTask | undefined> {
+    return this.#task(this.#pool, scope, taskId);
+  }
+
+  async listTasks(scope: Scope, query: TaskQuery): Promise<TaskPage> {
+    const after = query.pageToken === undefined ? undefined : decodePageToken(query.pageToken);
+    const { count, page } = buildListStatements(this.#tables.tasks, scope, query, after, (n) => `$${n}`);
+    // REPEATABLE READ: the count and the page see one snapshot.
+    return inTransaction(this.#pool, async (c) => {
+      await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const total = await c.query(count.text, count.values);
+      const rows = await c.query(page.text, page.values);
+      const records = rows.rows.map((r) => toStoredTask(r as unknown as TaskRow));
+      return toTaskPage(records, query.pageSize, toInt(total.rows[0]?.n));
+    });
+  }
+
+  async commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult> {
+    const now = this.#clock.now();
+    const kindAfter = write.reply ? 'message' : 'task';
+    const d = deriveColumns(write.task, kindAfter);
+    const n = write.events.length;
+    const result = await inTransaction(this.#pool, async (c): Promise<CommitResult> => {
+      const updated = await c.query(this.#sql.casTask, [
+        scope.tenant,
+        scope.owner,
+        taskId,
+        JSON.stringify(write.task),
+        write.reply ? JSON.stringify(write.reply) : null,
+        write.nextFence ?? null,
+        n,
+        d.statusState,
+        d.statusTs,
+        d.contextId,
+        d.terminal,
+        now,
+        write.expectFence,
+        write.expectSeq ?? null,
+      ]);
+      const row = updated.rows[0];
+      if (!row) return { ok: false, current: await this.#task(c, scope, taskId) };
+      const record = toStoredTask(row as unknown as TaskRow);
+      if (n > 0) await this.#insertEvents(c, scope, taskId, record.seq - n, write);
+      // The caller's objects, not re-parsed JSON: the same snapshot the memory store returns.
+      return {
+        ok: true,
+        record: { ...record, task: write.task, ...(write.reply ? { reply: write.reply } : {}) },
+      };
+    });
+    if (result.ok) this.#notifier.notify(taskKey(scope, taskId));
+    return result;
+  }
+
+  async #insertEvents(c: PgQueryable, scope: Scope, taskId: string, firstSeq: number, write: TaskWrite) {
+    const values: unknown[] = [scope.tenant, scope.owner, taskId];
+    const tuples = write.events.map((event, i) => {
+      values.push(firstSeq + i + 1, JSON.stringify(event));
+      return `($1, $2, $3, $${values.length - 1}, $${values.length})`;
+    });
+    await c.query(
+      `INSERT INTO ${this.#tables.events} (tenant, owner, task_id, seq, event) VALUES ${tuples.join(', ')}`,
+      values,
+    );
+  }
+
+  async readEvents(scope: Scope, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
+    const args = [scope.tenant, scope.owner, taskId, Math.max(0, afterSeq)];
+    const { rows } = await this.#pool.query(this.#sql.readEvents, args);
+    return rows.map((r) => toStoredEvent(r as unknown as EventRow));
+  }
+
+  watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent> {
+    const source = {
+      currentSeq: async () => {
+        const { rows } = await this.#pool.query(this.#sql.taskSeq, [scope.tenant, scope.owner, taskId]);
+        return rows[0] ? toInt(rows[0].seq) : undefined;
+      },
+      readEvents: (after: number) => this.readEvents(scope, taskId, after),
+    };
+    return pollWatch(source, afterSeq, AbortSignal.any([signal, this.#closing.signal]), {
+      notifier: this.#notifier,
+      key: taskKey(scope, taskId),
+      pollIntervalMs: this.#pollIntervalMs,
+    });
+  }
+
+  async getKey(scope: Scope, key: string): Promise<KeyRecord | undefined> {
+    const row = (await this.#pool.query(this.#sql.selectKey, [scope.tenant, scope.owner, key])).rows[0];
+    return row ? toKeyRecord(row as unknown as KeyRow) : undefined;
+  }
+
+  async releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean> {
+    const released = await inTransaction(this.#pool, async (c) => {
+      // Events and push configs cascade with the task row; the key has no foreign key and goes explicitly.
+      const gone = await c.query(this.#sql.releaseTask, [scope.tenant, scope.owner, taskId]);
+      if (gone.rows.length === 0) return false;
+      if (key !== undefined) await c.query(this.#sql.releaseKey, [scope.tenant, scope.owner, key, taskId]);
+      return true;
+    });
+    if (released) this.#notifier.notify(taskKey(scope, taskId));
+    return released;
+  }
+
+  async putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {
+    if (!config.id) return;
+    const args = [scope.tenant, scope.owner, taskId, config.id, JSON.stringify(config)];
+    await this.#pool.query(this.#sql.putPushConfig, args);
+  }
+
+  async getPushConfig(
+    scope: Scope,
+    taskId: string,
+    id: string,
+  ): Promise<TaskPushNotificationConfig | undefined> {
+    const row = (await this.#pool.query(this.#sql.getPushConfig, [scope.tenant, scope.owner, taskId, id]))
+      .rows[0];
+    return row ? toPushConfig(row.config) : undefined;
+  }
+
+  async listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]> {
+    const { rows } = await this.#pool.query(this.#sql.listPushConfigs, [scope.tenant, scope.owner, taskId]);
+    return rows.map((r) => toPushConfig(r.config));
+  }
+
+  async deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
+    const { rows } = await this.#pool.query(this.#sql.deletePushConfig, [
+      scope.tenant,
+      scope.owner,
+      taskId,
+      id,
+    ]);
+    return rows.length > 0;
+  }
+
+  purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
+    const now = this.#clock.now();
+    const cut = {
+      now,
+      taskCutoff: now - policy.terminalMaxAgeMs,
+      tombCutoff: now - (policy.tombstoneMaxAgeMs ?? this.#tombstoneTtlMs),
+    };
+    return runPurge(policy, {
+      runBatch: async (limit) => {
+        const { result, removed } = await pgPurgeBatch(this.#pool, this.#sql, cut, limit);
+        for (const r of removed) this.#notifier.notify(taskKey(r, r.id));
+        return result;
+      },
+      hasPurgeable: () => pgPurgeRemains(this.#pool, this.#sql, cut),
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closing.abort();
+    if (this.#closePool) await this.#pool.end?.();
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Versioned migrations, shared shape of both SQL backends. A migration is a list of statements (one per query,
+ * because PGlite's extended protocol takes one statement at a time); the ledger table `a2a_migrations` records
+ * which versions were applied. Migrations are append-only: a released version is never edited.
+ */
+
+/** One schema version. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly statements: readonly string[];
+}
+
+/** What `migrate()` did. */
+export interface MigrationReport {
+  /** Versions applied by this call, in order (empty when the schema was current). */
+  readonly applied: readonly number[];
+  /** The schema version after the call. */
+  readonly version: number;
+}
+
+/** The newest version of a migration list. */
+export function latestVersion(migrations: readonly Migration[]): number {
+  return migrations.reduce((max, m) => Math.max(max, m.version), 0);
+}

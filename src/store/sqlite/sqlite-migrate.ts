@@ -1,0 +1,36 @@
+/**
+ * Applies the SQLite migrations in one IMMEDIATE transaction, so two processes opening one file at once apply
+ * each version exactly once (the second waits for the write lock, then finds the versions in the ledger).
+ */
+import type { Database } from 'better-sqlite3';
+import type { Clock } from '../clock.js';
+import { latestVersion, type MigrationReport } from '../sql/migration.js';
+import { StoreError } from '../sql/store-error.js';
+import { SQLITE_LEDGER, SQLITE_MIGRATIONS } from './sqlite-schema.js';
+
+/** Brings the database to the newest schema version. */
+export function migrateSqlite(db: Database, clock: Clock): MigrationReport {
+  const run = db.transaction((): MigrationReport => {
+    db.exec(SQLITE_LEDGER);
+    const rows = db.prepare('SELECT version FROM a2a_migrations').all() as { version: number }[];
+    const done = new Set(rows.map((r) => r.version));
+    const newest = latestVersion(SQLITE_MIGRATIONS);
+    const found = Math.max(0, ...done);
+    if (found > newest) {
+      throw new StoreError(
+        'SCHEMA_TOO_NEW',
+        `database schema version ${found} is newer than this a2a-once supports (${newest})`,
+      );
+    }
+    const applied: number[] = [];
+    const record = db.prepare('INSERT INTO a2a_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of SQLITE_MIGRATIONS) {
+      if (done.has(m.version)) continue;
+      for (const sql of m.statements) db.exec(sql);
+      record.run(m.version, m.name, clock.now());
+      applied.push(m.version);
+    }
+    return { applied, version: newest };
+  });
+  return run.immediate();
+}

@@ -1,0 +1,293 @@
+/**
+ * The SQLite `TaskStore` (better-sqlite3, WAL). better-sqlite3 is synchronous, so each contract operation is one
+ * `BEGIN IMMEDIATE` transaction run to completion between two awaits: within a process nothing can interleave
+ * with it, and across processes sharing the file the IMMEDIATE write lock serialises writers (a busy writer waits
+ * up to `busyTimeoutMs`). That is the whole atomicity argument, the same one as the memory store's, made durable.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
+import { systemClock, type Clock } from '../clock.js';
+import { decodePageToken } from '../page-token.js';
+import type { KeyRecord, StoredEvent, StoredTask } from '../records.js';
+import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
+import type { Scope } from '../scope.js';
+import { EventNotifier, taskKey } from '../sql/event-notifier.js';
+import { buildListStatements, toTaskPage } from '../sql/list-query.js';
+import type { MigrationReport } from '../sql/migration.js';
+import { pollWatch } from '../sql/poll-watch.js';
+import { runPurge } from '../sql/purge-loop.js';
+import {
+  deriveColumns,
+  toKeyRecord,
+  toPushConfig,
+  toStoredEvent,
+  toStoredTask,
+  type EventRow,
+  type KeyRow,
+  type TaskRow,
+} from '../sql/sql-rows.js';
+import type {
+  CommitResult,
+  CreateTaskInput,
+  CreateTaskResult,
+  StoreCapabilities,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+  TaskWrite,
+} from '../task-store.js';
+import { migrateSqlite } from './sqlite-migrate.js';
+import { purgeBatch, purgeRemains } from './sqlite-purge.js';
+import { SQL } from './sqlite-statements.js';
+import { createTaskTx } from './sqlite-create-task.js';
+
+/** Options of the SQLite store. Give `path` (the store opens and owns the file) or `database` (yours). */
+export interface SqliteTaskStoreOptions {
+  /** Database file; `:memory:` for a private in-memory database (one connection only). */
+  path?: string;
+  /** An open better-sqlite3 database; the store sets its pragmas but never closes it. */
+  database?: Database;
+  /** Source of every timestamp and cutoff (default: the wall clock). */
+  clock?: Clock;
+  /** Longest delay before `watch` sees an event committed by another process (default 25 ms). */
+  pollIntervalMs?: number;
+  /** How long a writer waits for another process's write lock (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /** `FULL` (default) survives power loss; `NORMAL` is faster and survives process crashes only. */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** Tombstone age used when a retention policy names none (default 7 days). */
+  tombstoneTtlMs?: number;
+}
+
+/** A TaskStore in a SQLite file, safe to share between processes on one machine. */
+export class SqliteTaskStore implements TaskStore {
+  readonly capabilities: StoreCapabilities = { idempotency: true, sharedAcrossProcesses: true };
+  readonly supportsIdempotency = true;
+
+  readonly #db: Database;
+  readonly #ownsDb: boolean;
+  readonly #clock: Clock;
+  readonly #pollIntervalMs: number;
+  readonly #tombstoneTtlMs: number;
+  readonly #statements = new Map<string, Statement>();
+  readonly #notifier = new EventNotifier();
+  readonly #closing = new AbortController();
+
+  constructor(options: SqliteTaskStoreOptions) {
+    if (options.database) {
+      this.#db = options.database;
+      this.#ownsDb = false;
+    } else {
+      this.#db = new BetterSqlite3(options.path ?? ':memory:');
+      this.#ownsDb = true;
+    }
+    this.#clock = options.clock ?? systemClock;
+    this.#pollIntervalMs = options.pollIntervalMs ?? 25;
+    this.#tombstoneTtlMs = options.tombstoneTtlMs ?? DEFAULT_TOMBSTONE_TTL_MS;
+    this.#db.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
+    // Events and push configs cascade from their task; the pragma is per connection, so set it on ours.
+    this.#db.pragma('foreign_keys = ON');
+  }
+
+  /** Applies pending schema migrations (safe to call from several processes at once). */
+  migrate(): Promise<MigrationReport> {
+    return this.#read(() => migrateSqlite(this.#db, this.#clock));
+  }
+
+  #stmt(sql: string): Statement {
+    let s = this.#statements.get(sql);
+    if (!s) {
+      s = this.#db.prepare(sql);
+      this.#statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Runs `fn` in one BEGIN IMMEDIATE transaction; async in signature so a thrown error becomes a rejection. */
+  #write<T>(fn: () => T): Promise<T> {
+    try {
+      return Promise.resolve(this.#db.transaction(fn).immediate());
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  #read<T>(fn: () => T): Promise<T> {
+    try {
+      return Promise.resolve(fn());
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  #task(scope: Scope, taskId: string): StoredTask | undefined {
+    const row = this.#stmt(SQL.selectTask).get({ ...scope, taskId }) as TaskRow | undefined;
+    return row ? toStoredTask(row) : undefined;
+  }
+
+  createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
+    const now = this.#clock.now();
+    return this.#write(() => createTaskTx((sql) => this.#stmt(sql), scope, input, now));
+  }
+
+  getTask(scope: Scope, taskId: string): Promise<StoredTask | undefined> {
+    return this.#read(() => this.#task(scope, taskId));
+  }
+
+  listTasks(scope: Scope, query: TaskQuery): Promise<TaskPage> {
+    return this.#read(() => {
+      const after = query.pageToken === undefined ? undefined : decodePageToken(query.pageToken);
+      const { count, page } = buildListStatements('a2a_tasks', scope, query, after, () => '?');
+      // One read transaction: the count and the page see the same snapshot.
+      return this.#db.transaction(() => {
+        const total = this.#stmt(count.text).get(...count.values) as { n: number };
+        const rows = this.#stmt(page.text).all(...page.values) as TaskRow[];
+        return toTaskPage(rows.map(toStoredTask), query.pageSize, total.n);
+      })();
+    });
+  }
+
+  commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult> {
+    const now = this.#clock.now();
+    return this.#write((): CommitResult => {
+      const cur = this.#task(scope, taskId);
+      if (!cur) return { ok: false, current: undefined };
+      if (cur.fence !== write.expectFence || (write.expectSeq !== undefined && cur.seq !== write.expectSeq)) {
+        return { ok: false, current: cur };
+      }
+      let seq = cur.seq;
+      const insert = this.#stmt(SQL.insertEvent);
+      for (const event of write.events)
+        insert.run({ ...scope, taskId, seq: ++seq, event: JSON.stringify(event) });
+      const reply = write.reply ?? cur.reply;
+      const kind = write.reply ? 'message' : cur.kind;
+      const d = deriveColumns(write.task, kind);
+      const fence = write.nextFence ?? cur.fence;
+      this.#stmt(SQL.updateTask).run({
+        ...scope,
+        taskId,
+        kind,
+        task: JSON.stringify(write.task),
+        reply: reply ? JSON.stringify(reply) : null,
+        fence,
+        seq,
+        statusState: d.statusState,
+        statusTs: d.statusTs,
+        contextId: d.contextId,
+        terminal: d.terminal ? 1 : 0,
+        now,
+      });
+      const record: StoredTask = {
+        task: write.task,
+        kind,
+        ...(reply ? { reply } : {}),
+        fence,
+        seq,
+        createdAt: cur.createdAt,
+        updatedAt: now,
+      };
+      return { ok: true, record };
+    }).then((result) => {
+      if (result.ok) this.#notifier.notify(taskKey(scope, taskId));
+      return result;
+    });
+  }
+
+  readEvents(scope: Scope, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
+    return this.#read(() => this.#events(scope, taskId, afterSeq));
+  }
+
+  #events(scope: Scope, taskId: string, afterSeq: number): StoredEvent[] {
+    const rows = this.#stmt(SQL.readEvents).all({ ...scope, taskId, afterSeq: Math.max(0, afterSeq) });
+    return (rows as EventRow[]).map(toStoredEvent);
+  }
+
+  watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent> {
+    const both = AbortSignal.any([signal, this.#closing.signal]);
+    const source = {
+      currentSeq: () =>
+        this.#read(
+          () => (this.#stmt(SQL.taskSeq).get({ ...scope, taskId }) as { seq: number } | undefined)?.seq,
+        ),
+      readEvents: (after: number) => this.#read(() => this.#events(scope, taskId, after)),
+    };
+    return pollWatch(source, afterSeq, both, {
+      notifier: this.#notifier,
+      key: taskKey(scope, taskId),
+      pollIntervalMs: this.#pollIntervalMs,
+    });
+  }
+
+  getKey(scope: Scope, key: string): Promise<KeyRecord | undefined> {
+    return this.#read(() => {
+      const row = this.#stmt(SQL.selectKey).get({ ...scope, key }) as KeyRow | undefined;
+      return row ? toKeyRecord(row) : undefined;
+    });
+  }
+
+  releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean> {
+    return this.#write(() => {
+      // Push configs and events cascade with the task row.
+      if (this.#stmt(SQL.releaseTask).run({ ...scope, taskId }).changes === 0) return false;
+      if (key !== undefined) this.#stmt(SQL.releaseKey).run({ ...scope, key, taskId });
+      return true;
+    }).then((released) => {
+      if (released) this.#notifier.notify(taskKey(scope, taskId));
+      return released;
+    });
+  }
+
+  putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {
+    if (!config.id) return Promise.resolve();
+    const id = config.id;
+    return this.#write(() => {
+      this.#stmt(SQL.putPushConfig).run({ ...scope, taskId, id, config: JSON.stringify(config) });
+    });
+  }
+
+  getPushConfig(scope: Scope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
+    return this.#read(() => {
+      const row = this.#stmt(SQL.getPushConfig).get({ ...scope, taskId, id }) as
+        { config: string } | undefined;
+      return row ? toPushConfig(row.config) : undefined;
+    });
+  }
+
+  listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]> {
+    return this.#read(() => {
+      const rows = this.#stmt(SQL.listPushConfigs).all({ ...scope, taskId }) as { config: string }[];
+      return rows.map((r) => toPushConfig(r.config));
+    });
+  }
+
+  deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
+    return this.#write(() => this.#stmt(SQL.deletePushConfig).run({ ...scope, taskId, id }).changes > 0);
+  }
+
+  purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
+    const now = this.#clock.now();
+    const cutoffs = {
+      now,
+      taskCutoff: now - policy.terminalMaxAgeMs,
+      tombCutoff: now - (policy.tombstoneMaxAgeMs ?? this.#tombstoneTtlMs),
+    };
+    const stmt = (sql: string) => this.#stmt(sql);
+    return runPurge(policy, {
+      runBatch: (limit) =>
+        this.#write(() => purgeBatch(stmt, cutoffs, limit)).then(({ result, removed }) => {
+          for (const r of removed) this.#notifier.notify(taskKey(r, r.id));
+          return result;
+        }),
+      hasPurgeable: () => this.#read(() => purgeRemains(stmt, cutoffs)),
+    });
+  }
+
+  close(): Promise<void> {
+    this.#closing.abort();
+    if (this.#ownsDb && this.#db.open) this.#db.close();
+    return Promise.resolve();
+  }
+}

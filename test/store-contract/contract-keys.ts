@@ -1,0 +1,252 @@
+/** Contract: createTask, key claims, liveness, tombstones, capacity, scope isolation, releaseClaim. */
+import { describe, expect, it } from 'vitest';
+import { ALICE, BOB, HOUR, OTHER_TENANT, claimOf, keyOf, makeTask, withState } from './fixtures/tasks.js';
+import type { MakeStore, StoreHarness } from './harness.js';
+import { useStore } from './harness.js';
+
+/** Registers the key and createTask tests. */
+export function keyContract(make: MakeStore): void {
+  const h = useStore(make);
+
+  describe('createTask', () => {
+    it('creates an unkeyed task with fence 1 and seq 0 at the clock time', async () => {
+      const { store, clock } = h();
+      const task = makeTask('t1');
+      const r = await store.createTask(ALICE, { task });
+      expect(r).toEqual({
+        outcome: 'created',
+        record: { task, kind: 'task', fence: 1, seq: 0, createdAt: clock.now(), updatedAt: clock.now() },
+      });
+      expect(await store.getTask(ALICE, 't1')).toEqual({
+        task,
+        kind: 'task',
+        fence: 1,
+        seq: 0,
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+      });
+      expect(await store.getTask(ALICE, 'nope')).toBeUndefined();
+    });
+
+    it('claims a key together with the task', async () => {
+      const { store, clock } = h();
+      const exp = clock.now() + HOUR;
+      const r = await store.createTask(ALICE, {
+        task: makeTask('t1'),
+        claim: claimOf(keyOf(1), 'm1', exp, 'dg'),
+      });
+      expect(r.outcome).toBe('created');
+      expect(await store.getKey(ALICE, keyOf(1))).toEqual({
+        key: keyOf(1),
+        messageId: 'm1',
+        digest: 'dg',
+        taskId: 't1',
+        createdAt: clock.now(),
+        expiresAt: exp,
+        tombstone: false,
+      });
+      expect(await store.getKey(ALICE, keyOf(2))).toBeUndefined();
+    });
+
+    it('reports a held key (same or other message) and writes nothing', async () => {
+      const { store, clock } = h();
+      const exp = clock.now() + HOUR;
+      await store.createTask(ALICE, { task: makeTask('t1'), claim: claimOf(keyOf(1), 'm1', exp) });
+      clock.advance(1000);
+      for (const messageId of ['m1', 'm2']) {
+        const r = await store.createTask(ALICE, {
+          task: makeTask('t2'),
+          claim: claimOf(keyOf(1), messageId, exp),
+        });
+        expect(r.outcome).toBe('held');
+        if (r.outcome !== 'held') return;
+        expect(r.key).toMatchObject({ taskId: 't1', messageId: 'm1', tombstone: false });
+      }
+      expect(await store.getTask(ALICE, 't2')).toBeUndefined();
+    });
+
+    it('stores inline push configs with the task, skipping configs without an id', async () => {
+      const { store } = h();
+      const pushConfigs = [
+        { id: 'p1', taskId: 't1', url: 'https://hooks.example/1' },
+        { taskId: 't1', url: 'https://hooks.example/no-id' },
+        { id: 'p2', taskId: 't1', url: 'https://hooks.example/2', token: 'tok' },
+      ];
+      await store.createTask(ALICE, { task: makeTask('t1'), pushConfigs });
+      expect(await store.listPushConfigs(ALICE, 't1')).toEqual([pushConfigs[0], pushConfigs[2]]);
+    });
+  });
+
+  describe('scope isolation', () => {
+    it('lets the same key live in two tenants and two owners, each with its own task', async () => {
+      const { store, clock } = h();
+      const exp = clock.now() + HOUR;
+      for (const [scope, id] of [
+        [ALICE, 'ta'],
+        [BOB, 'tb'],
+        [OTHER_TENANT, 'tc'],
+      ] as const) {
+        const r = await store.createTask(scope, { task: makeTask(id), claim: claimOf(keyOf(1), 'm1', exp) });
+        expect(r.outcome).toBe('created');
+      }
+      expect((await store.getKey(ALICE, keyOf(1)))?.taskId).toBe('ta');
+      expect((await store.getKey(BOB, keyOf(1)))?.taskId).toBe('tb');
+      expect((await store.getKey(OTHER_TENANT, keyOf(1)))?.taskId).toBe('tc');
+      expect(await store.getTask(BOB, 'ta')).toBeUndefined();
+      expect(await store.getTask(OTHER_TENANT, 'ta')).toBeUndefined();
+    });
+  });
+
+  describe('key liveness and tombstones', () => {
+    it('keeps an expired key held while its task exists (a key never expires before its task)', async () => {
+      const { store, clock } = h();
+      await store.createTask(ALICE, {
+        task: makeTask('t1'),
+        claim: claimOf(keyOf(1), 'm1', clock.now() + HOUR),
+      });
+      clock.advance(10 * HOUR);
+      const r = await store.createTask(ALICE, {
+        task: makeTask('t2'),
+        claim: claimOf(keyOf(1), 'm1', clock.now() + HOUR),
+      });
+      expect(r.outcome).toBe('held');
+      expect((await store.purgeExpired({ terminalMaxAgeMs: HOUR })).keys).toBe(0);
+      expect((await store.getKey(ALICE, keyOf(1)))?.tombstone).toBe(false);
+    });
+
+    it('keeps a live key whose task was purged, then turns it into a tombstone once expired', async () => {
+      const { store, clock } = h();
+      const task = makeTask('t1');
+      await store.createTask(ALICE, { task, claim: claimOf(keyOf(1), 'm1', clock.now() + 10 * HOUR) });
+      await store.commit(ALICE, 't1', {
+        expectFence: 1,
+        task: withState(task, 'TASK_STATE_COMPLETED'),
+        events: [],
+      });
+      clock.advance(2 * HOUR);
+      expect(await store.purgeExpired({ terminalMaxAgeMs: HOUR })).toMatchObject({ tasks: 1, keys: 0 });
+      expect(await store.getTask(ALICE, 't1')).toBeUndefined();
+      // The key outlived its task: a retry is held (the server answers "task not found"), never run again.
+      const again = await store.createTask(ALICE, {
+        task: makeTask('t2'),
+        claim: claimOf(keyOf(1), 'm1', 0),
+      });
+      expect(again.outcome).toBe('held');
+      clock.advance(10 * HOUR);
+      const late = await store.createTask(ALICE, { task: makeTask('t3'), claim: claimOf(keyOf(1), 'm1', 0) });
+      expect(late).toMatchObject({ outcome: 'expired', key: { taskId: 't1', tombstone: true } });
+      expect((await store.getKey(ALICE, keyOf(1)))?.tombstone).toBe(true);
+      expect(await store.getTask(ALICE, 't3')).toBeUndefined();
+    });
+
+    it("replaces an expired key when onExpiredKey is 'replace'", async () => {
+      const { store, clock } = h();
+      await expireKey(h, keyOf(1));
+      const exp = clock.now() + HOUR;
+      const r = await store.createTask(ALICE, {
+        task: makeTask('t9'),
+        claim: claimOf(keyOf(1), 'm9', exp),
+        onExpiredKey: 'replace',
+      });
+      expect(r.outcome).toBe('created');
+      expect(await store.getKey(ALICE, keyOf(1))).toMatchObject({
+        taskId: 't9',
+        messageId: 'm9',
+        tombstone: false,
+      });
+    });
+
+    it('refuses a tombstone by default, and deletes it once past its age', async () => {
+      const { store, clock } = h();
+      await expireKey(h, keyOf(1));
+      const r = await store.createTask(ALICE, { task: makeTask('t9'), claim: claimOf(keyOf(1), 'm1', 0) });
+      expect(r).toMatchObject({ outcome: 'expired', key: { key: keyOf(1), tombstone: true } });
+      clock.advance(HOUR);
+      const keep = await store.purgeExpired({ terminalMaxAgeMs: HOUR, tombstoneMaxAgeMs: 5 * HOUR });
+      expect(keep.tombstones).toBe(0);
+      clock.advance(5 * HOUR);
+      const gone = await store.purgeExpired({ terminalMaxAgeMs: HOUR, tombstoneMaxAgeMs: 5 * HOUR });
+      expect(gone.tombstones).toBe(1);
+      expect(await store.getKey(ALICE, keyOf(1))).toBeUndefined();
+      const fresh = await store.createTask(ALICE, {
+        task: makeTask('t10'),
+        claim: claimOf(keyOf(1), 'm1', 0),
+      });
+      expect(fresh.outcome).toBe('created');
+    });
+  });
+
+  describe('maxKeysPerTenant', () => {
+    it('refuses a new key at the cap, writes nothing, and counts tenants apart', async () => {
+      const { store, clock } = h();
+      const exp = clock.now() + HOUR;
+      const cap = { maxKeysPerTenant: 2 };
+      expect(
+        (await store.createTask(ALICE, { task: makeTask('a'), claim: claimOf(keyOf(1), 'm', exp), ...cap }))
+          .outcome,
+      ).toBe('created');
+      expect(
+        (await store.createTask(BOB, { task: makeTask('b'), claim: claimOf(keyOf(2), 'm', exp), ...cap }))
+          .outcome,
+      ).toBe('created');
+      const full = await store.createTask(ALICE, {
+        task: makeTask('c'),
+        claim: claimOf(keyOf(3), 'm', exp),
+        ...cap,
+      });
+      expect(full).toEqual({ outcome: 'capacity' });
+      expect(await store.getTask(ALICE, 'c')).toBeUndefined();
+      expect(await store.getKey(ALICE, keyOf(3))).toBeUndefined();
+      // A held key is still answered at the cap; unkeyed sends and other tenants are not capped.
+      expect(
+        (await store.createTask(ALICE, { task: makeTask('d'), claim: claimOf(keyOf(1), 'm', exp), ...cap }))
+          .outcome,
+      ).toBe('held');
+      expect((await store.createTask(ALICE, { task: makeTask('e'), ...cap })).outcome).toBe('created');
+      expect(
+        (
+          await store.createTask(OTHER_TENANT, {
+            task: makeTask('f'),
+            claim: claimOf(keyOf(3), 'm', exp),
+            ...cap,
+          })
+        ).outcome,
+      ).toBe('created');
+    });
+
+    it('counts tombstones until they are purged', async () => {
+      const { store, clock } = h();
+      await expireKey(h, keyOf(1));
+      const cap = { maxKeysPerTenant: 1 };
+      const r = await store.createTask(ALICE, {
+        task: makeTask('x'),
+        claim: claimOf(keyOf(2), 'm', clock.now() + HOUR),
+        ...cap,
+      });
+      expect(r.outcome).toBe('capacity');
+      clock.advance(8 * 24 * HOUR);
+      expect((await store.purgeExpired({ terminalMaxAgeMs: HOUR })).tombstones).toBe(1);
+      const ok = await store.createTask(ALICE, {
+        task: makeTask('y'),
+        claim: claimOf(keyOf(2), 'm', clock.now() + HOUR),
+        ...cap,
+      });
+      expect(ok.outcome).toBe('created');
+    });
+  });
+}
+
+/** Leaves `key` as a tombstone in ALICE's scope: claimed, its task finished and purged, the key expired. */
+async function expireKey(h: () => StoreHarness, key: string): Promise<void> {
+  const { store, clock } = h();
+  const task = makeTask(`exp-${key}`);
+  await store.createTask(ALICE, { task, claim: claimOf(key, 'm1', clock.now() + HOUR) });
+  await store.commit(ALICE, task.id, {
+    expectFence: 1,
+    task: withState(task, 'TASK_STATE_FAILED'),
+    events: [],
+  });
+  clock.advance(2 * HOUR);
+  const r = await store.purgeExpired({ terminalMaxAgeMs: HOUR });
+  expect(r).toMatchObject({ tasks: 1, keys: 1 });
+}

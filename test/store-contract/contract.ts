@@ -1,0 +1,28 @@
+/**
+ * THE store contract suite: one set of tests that every backend (memory, SQLite, PostgreSQL) runs unchanged.
+ * Each backend's `*.test.ts` calls `describeTaskStoreContract` with a factory of fresh, empty stores.
+ */
+import { describe } from 'vitest';
+import { commitContract } from './contract-commit.js';
+import { keyContract } from './contract-keys.js';
+import { listContract } from './contract-list.js';
+import { purgeContract } from './contract-purge.js';
+import { raceContract } from './contract-races.js';
+import { releaseContract } from './contract-release.js';
+import { watchContract } from './contract-watch.js';
+import type { MakeStore } from './harness.js';
+
+export type { MakeStore, StoreHarness } from './harness.js';
+
+/** Registers the whole contract suite for one backend. */
+export function describeTaskStoreContract(name: string, makeStore: MakeStore): void {
+  describe(`TaskStore contract: ${name}`, () => {
+    describe('keys', () => keyContract(makeStore));
+    describe('releaseClaim', () => releaseContract(makeStore));
+    describe('commit', () => commitContract(makeStore));
+    describe('list', () => listContract(makeStore));
+    describe('watch', () => watchContract(makeStore));
+    describe('purge', () => purgeContract(makeStore));
+    describe('races', () => raceContract(makeStore));
+  });
+}
