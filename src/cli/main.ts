@@ -1,4 +1,3 @@
-#!/usr/bin/env node
 /**
  * The `a2a-once` command. Each subcommand lives in `commands/<name>.ts` and exports
  * `run(args, io): Promise<number>` (the exit code); they are loaded on demand so `a2a-once send` does not pay
@@ -7,18 +6,31 @@
 import type { CliIO } from './io.js';
 import { processIO } from './io.js';
 
-/** Subcommands and a one-line summary of each. */
-export const COMMANDS: Record<string, string> = {
-  serve: 'serve an agent over JSON-RPC and HTTP+JSON',
-  demo: 'run the duplicate-safety demo on the embedded store',
-  send: 'send a message to an agent',
-  get: 'get a task',
-  tasks: 'list tasks',
-  cancel: 'cancel a task',
-  card: "print an agent's card",
-  migrate: 'apply store migrations',
-  sweep: 'purge expired tasks and keys from a store',
+/** A subcommand module. */
+interface Command {
+  run(args: string[], io: CliIO): Promise<number>;
+}
+
+/** Subcommands: a one-line summary and a loader (imported on demand). */
+const REGISTRY: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  serve: { summary: 'serve an agent over JSON-RPC and HTTP+JSON', load: () => import('./commands/serve.js') },
+  demo: {
+    summary: 'run the duplicate-safety demo on the embedded store',
+    load: () => import('./commands/demo.js'),
+  },
+  send: { summary: 'send a message to an agent', load: () => import('./commands/send.js') },
+  get: { summary: 'get a task', load: () => import('./commands/get.js') },
+  tasks: { summary: 'list tasks', load: () => import('./commands/tasks.js') },
+  cancel: { summary: 'cancel a task', load: () => import('./commands/cancel.js') },
+  card: { summary: "print an agent's card", load: () => import('./commands/card.js') },
+  migrate: { summary: 'apply store migrations', load: () => import('./commands/migrate.js') },
+  sweep: { summary: 'purge expired tasks and keys from a store', load: () => import('./commands/sweep.js') },
 };
+
+/** Subcommands and a one-line summary of each. */
+export const COMMANDS: Record<string, string> = Object.fromEntries(
+  Object.entries(REGISTRY).map(([name, c]) => [name, c.summary]),
+);
 
 function usage(io: CliIO): void {
   io.out('usage: a2a-once <command> [options]\n\ncommands:');
@@ -32,31 +44,11 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     usage(io);
     return name === undefined ? 2 : 0;
   }
-  if (!Object.hasOwn(COMMANDS, name)) {
+  const command = Object.hasOwn(REGISTRY, name) ? REGISTRY[name] : undefined;
+  if (!command) {
     io.err(`a2a-once: unknown command '${name}'`);
     usage(io);
     return 2;
   }
-  const mod = (await import(`./commands/${name}.js`)) as {
-    run: (args: string[], io: CliIO) => Promise<number>;
-  };
-  return mod.run(rest, io);
-}
-
-// Run when executed directly (the `bin`), not when imported by tests.
-const invokedPath = process.argv[1] ?? '';
-if (
-  invokedPath.endsWith('/cli/main.js') ||
-  invokedPath.endsWith('/bin/a2a-once') ||
-  invokedPath.endsWith('a2a-once')
-) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      process.stderr.write(`a2a-once: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exitCode = 1;
-    },
-  );
+  return (await command.load()).run(rest, io);
 }

@@ -6,7 +6,7 @@
  * input, leaving the per-attempt fields out while it writes (no clone of the message: it runs for every
  * keyed send, SEMANTICS §2).
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256.js';
 import type { Message } from '../protocol/model.js';
 import { IDEMPOTENCY_EXTENSION_URI, IDEMPOTENCY_METADATA_KEY } from './constants.js';
 
@@ -185,7 +185,5 @@ export function messageDigest(message: Message): string {
     if (member === undefined) continue;
     json += (json === '' ? '' : ',') + JSON.stringify(k) + ':' + member;
   }
-  return createHash('sha256')
-    .update('{' + json + '}', 'utf8')
-    .digest('hex');
+  return sha256Hex('{' + json + '}');
 }

@@ -2,7 +2,7 @@
  * A printable stand-in for a key. Keys never appear in clear in logs, traces, metrics or webhooks: a key is a
  * handle to a task, and anyone who can present it reaches that task (seed 000, SEMANTICS §1).
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from './sha256.js';
 
 /**
  * The first 12 hex characters (48 bits) of the key's SHA-256: stable across processes, enough to correlate
@@ -11,5 +11,5 @@ import { createHash } from 'node:crypto';
  * @example logger.info({ key: keyHash(key) }, 'replayed keyed send')
  */
 export function keyHash(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 12);
+  return sha256Hex(key).slice(0, 12);
 }

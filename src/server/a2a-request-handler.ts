@@ -32,6 +32,7 @@ import { isTerminalState } from '../protocol/task-state.js';
 import type { StoredTask } from '../store/records.js';
 import { admitSend, scopeOf, type Admission, type AdmissionConfig } from './admission/admission.js';
 import type { CallContext } from './call-context.js';
+import { ADMISSION_COUNTER } from './observability/metrics.js';
 import { buildAgentCard, requiredExtensions } from './card.js';
 import { resolveServerOptions, type A2AServerOptions, type ResolvedServerOptions } from './options.js';
 import * as push from './push-config-ops.js';
@@ -91,47 +92,55 @@ export class A2ARequestHandler implements RequestHandler {
       pushConfig = push.preparePushConfig(inline, '');
     }
     const admission = await admitSend(this.#admission, params, ctx, pushConfig);
-    if (readKey(params.message).key !== undefined) ctx.activatedExtensions.add(IDEMPOTENCY_EXTENSION_URI);
-    if (admission.kind !== 'replay') this.#start(admission, ctx);
-    return admission;
-  }
-
-  #start(a: Admission, ctx: CallContext): void {
+    if (admission.kind === 'replay') return admission;
     try {
       this.runner.start({
-        scope: a.scope,
-        record: a.record,
-        message: a.message,
-        isContinuation: a.kind === 'continued',
+        scope: admission.scope,
+        record: admission.record,
+        message: admission.message,
+        isContinuation: admission.kind === 'continued',
         requestedExtensions: ctx.requestedExtensions,
         principal: ctx.principal,
       });
     } catch (err) {
-      // Nothing ran: free the key so the caller's retry can run (SEMANTICS §2 "Claim placement").
-      if (a.kind === 'created') {
-        void this.options.store
-          .releaseClaim(a.scope, a.record.task.id, readKey(a.message).key)
-          .then((released) => {
-            if (released)
-              this.options.metrics.add('a2a_once.admission', 1, {
-                tenant: a.scope.tenant,
-                outcome: 'released',
-              });
-          });
-      }
+      // Nothing ran: free the key before answering, so the caller's immediate retry runs (SEMANTICS §2
+      // "Claim placement"). Awaited: an answer that raced the release would let the retry replay a task that
+      // is about to be deleted.
+      if (admission.kind === 'created') await this.#release(admission);
       throw err instanceof A2AError ? err : new InternalError({ cause: err });
+    }
+    if (readKey(params.message).key !== undefined) ctx.activatedExtensions.add(IDEMPOTENCY_EXTENSION_URI);
+    return admission;
+  }
+
+  async #release(a: Admission): Promise<void> {
+    try {
+      const released = await this.options.store.releaseClaim(
+        a.scope,
+        a.record.task.id,
+        readKey(a.message).key,
+      );
+      if (released) {
+        this.options.metrics.add(ADMISSION_COUNTER, 1, { tenant: a.scope.tenant, outcome: 'released' });
+      }
+    } catch (err) {
+      this.options.logger.error('could not release a claim', {
+        taskId: a.record.task.id,
+        error: String(err),
+      });
     }
   }
 
   async sendMessage(params: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse> {
     const a = await this.#admit(params, ctx);
     const o = this.options;
-    // A retry honours its own mode (SEMANTICS §2 "replay"): blocking waits like the first call would.
-    const goal = params.configuration?.returnImmediately === true ? 'first-event' : 'settled';
+    // A retry honours its own mode (SEMANTICS §2 "replay"): blocking waits like the first call would;
+    // returnImmediately answers right after creation (A2A §3.2.2), after a short grace for the agent's first
+    // report so a quick agent's answer is not a bare SUBMITTED snapshot and a direct reply stays a message.
     const record =
-      a.kind === 'replay' && goal === 'first-event' && a.record.seq > 0
-        ? a.record
-        : await waitFor(o.store, a.scope, a.record, goal, o.blockingTimeoutMs, ctx.signal);
+      params.configuration?.returnImmediately === true
+        ? await waitFor(o.store, a.scope, a.record, o.returnImmediatelyGraceMs, ctx.signal, 'first-event')
+        : await waitFor(o.store, a.scope, a.record, o.blockingTimeoutMs, ctx.signal);
     return this.#respond(record, params.configuration?.historyLength);
   }
 
@@ -156,8 +165,9 @@ export class A2ARequestHandler implements RequestHandler {
   }
 
   async #visibleTask(ctx: CallContext, id: string): Promise<StoredTask> {
+    // A direct-reply outcome is visible by id (a `returnImmediately` caller may hold it) as a completed task.
     const record = await this.options.store.getTask(scopeOf(ctx), id);
-    if (!record || record.kind !== 'task') throw new TaskNotFoundError();
+    if (!record) throw new TaskNotFoundError();
     return record;
   }
 

@@ -68,3 +68,10 @@ export function defaultInterfaces(baseUrl: string, tenant?: string): AgentInterf
 export function requiredExtensions(card: AgentCard): string[] {
   return (card.capabilities.extensions ?? []).filter((e) => e.required === true).map((e) => e.uri);
 }
+
+/** The card with default interfaces at `baseUrl` when it declares none (cards are served per origin). */
+export function withInterfaces(card: AgentCard, baseUrl: string): AgentCard {
+  return card.supportedInterfaces.length > 0
+    ? card
+    : { ...card, supportedInterfaces: defaultInterfaces(baseUrl) };
+}

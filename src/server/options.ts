@@ -31,6 +31,8 @@ export interface A2AServerOptions {
   expiredKeys?: 'refuse' | 'treat-as-new';
   /** Longest a blocking send waits before answering with the current snapshot (default 60 s). */
   blockingTimeoutMs?: number;
+  /** How long a `returnImmediately` send waits for the agent's first report before answering SUBMITTED (50 ms). */
+  returnImmediatelyGraceMs?: number;
   metrics?: ServerMetrics;
   logger?: ServerLogger;
 }
@@ -46,6 +48,7 @@ export interface ResolvedServerOptions {
   readonly maxKeysPerTenant: number;
   readonly expiredKeys: 'refuse' | 'treat-as-new';
   readonly blockingTimeoutMs: number;
+  readonly returnImmediatelyGraceMs: number;
   readonly metrics: ServerMetrics;
   readonly logger: ServerLogger;
 }
@@ -63,6 +66,7 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
     maxKeysPerTenant: o.maxKeysPerTenant ?? 100_000,
     expiredKeys: o.expiredKeys ?? 'refuse',
     blockingTimeoutMs: o.blockingTimeoutMs ?? 60_000,
+    returnImmediatelyGraceMs: o.returnImmediatelyGraceMs ?? 50,
     metrics: o.metrics ?? noopMetrics,
     logger: o.logger ?? silentLogger,
   };

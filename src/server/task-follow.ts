@@ -11,6 +11,8 @@ import type { Scope } from '../store/scope.js';
 import type { TaskStore } from '../store/task-store.js';
 import { deadlineSignal } from './deadline-signal.js';
 
+const STREAM_ENDED = 'stream ended';
+
 /** Where a stream closes (digest §1.5, as `@a2a-js/sdk`): terminal or INPUT_REQUIRED; AUTH_REQUIRED stays open. */
 export function endsStream(state: TaskState): boolean {
   return isTerminalState(state) || state === 'TASK_STATE_INPUT_REQUIRED';
@@ -40,23 +42,23 @@ export function isSettled(record: StoredTask): boolean {
   return isTerminalState(s) || s === 'TASK_STATE_INPUT_REQUIRED' || s === 'TASK_STATE_AUTH_REQUIRED';
 }
 
-/** What to wait for. */
+/** What a wait waits for: the task to settle (a blocking send), or its first report (returnImmediately). */
 export type WaitGoal = 'settled' | 'first-event';
 
 /**
- * Waits from `record` (seq included) until the goal is reached, the timeout passes or `signal` aborts, and
- * returns the latest record. Never throws for a timeout: the caller answers with the snapshot it has.
+ * Waits from `record` (seq included) until the goal is reached (settled: terminal, interrupted, or a direct
+ * reply; first-event: anything reported), the timeout passes or `signal` aborts, and returns the latest record.
+ * Never throws for a timeout: the caller answers with the snapshot it has.
  */
 export async function waitFor(
   store: TaskStore,
   scope: Scope,
   record: StoredTask,
-  goal: WaitGoal,
   timeoutMs: number,
   signal: AbortSignal | undefined,
+  goal: WaitGoal = 'settled',
 ): Promise<StoredTask> {
-  const reached = goal === 'settled' ? isSettled(record) : record.seq > 0 || record.kind === 'message';
-  if (reached) return record;
+  if (goal === 'settled' ? isSettled(record) : record.seq > 0 || isSettled(record)) return record;
   // A shared deadline signal: no per-request AbortController on the hot path (see deadline-signal.ts). Leaving
   // the loop after an event needs no abort: the watch is then suspended at its yield and `return()` ends it.
   const deadline = deadlineSignal(timeoutMs);
@@ -111,6 +113,7 @@ export async function* followTask(
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    ctl.abort();
+    // A constant reason: aborting without one builds a DOMException every time.
+    ctl.abort(STREAM_ENDED);
   }
 }

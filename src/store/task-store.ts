@@ -61,6 +61,31 @@ export type CreateTaskResult =
   /** The store's own task capacity is exhausted (bounded in-memory store); nothing was written. */
   | { readonly outcome: 'full' };
 
+/** What every key claim honours, whether it comes with a new task (`createTask`) or for an existing one (`claimKey`). */
+export type KeyClaimPolicy = Pick<CreateTaskInput, 'maxKeysPerTenant' | 'onExpiredKey'>;
+
+/** Input of `claimKey`: a key for a task that already exists (a keyed continuation). */
+export interface ClaimKeyInput {
+  readonly claim: KeyClaim;
+  /** The existing task the key will point at. The store does not check it exists: the caller just read it. */
+  readonly taskId: string;
+  /** Refuse a new key when the tenant already holds this many keys (default: no limit). */
+  readonly maxKeysPerTenant?: number;
+  /** As in `CreateTaskInput`: `refuse` (default) reports a tombstone as `expired`, `replace` claims it afresh. */
+  readonly onExpiredKey?: 'refuse' | 'replace';
+}
+
+/** Result of `claimKey`. Only `claimed` wrote anything. */
+export type ClaimKeyResult =
+  /** The key is now ours, pointing at `taskId`. */
+  | { readonly outcome: 'claimed'; readonly key: KeyRecord }
+  /** The key is live and held (by this message or another): the caller decides replay or conflict. */
+  | { readonly outcome: 'held'; readonly key: KeyRecord }
+  /** The key exists only as a tombstone: it expired, and `onExpiredKey` was `refuse`. */
+  | { readonly outcome: 'expired'; readonly key: KeyRecord }
+  /** The tenant's key index is full; nothing was written. */
+  | { readonly outcome: 'capacity' };
+
 /** A fenced write: a compare-and-set on the task's fence (and optionally its exact version). */
 export interface TaskWrite {
   /** The fence the writer holds. The write applies only if the stored fence equals it. */
@@ -116,6 +141,12 @@ export interface TaskStore {
    */
   createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult>;
 
+  /**
+   * Claims `claim.key` for the existing task `taskId` (insert-if-absent, same liveness/tombstone/capacity rules
+   * as `createTask`). Of racing calls with one key exactly one gets `claimed`. Does not touch the task.
+   */
+  claimKey(scope: Scope, input: ClaimKeyInput): Promise<ClaimKeyResult>;
+
   /** The task record (of either kind), or undefined. */
   getTask(scope: Scope, taskId: string): Promise<StoredTask | undefined>;
 
@@ -148,6 +179,13 @@ export interface TaskStore {
    * Returns whether anything was released.
    */
   releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean>;
+
+  /**
+   * Releases a key claimed by `claimKey` whose continuation was then refused: deletes the key only if it is live,
+   * still points at `taskId` AND was claimed by `messageId` (so a key another message holds is never freed).
+   * The task is not touched. Returns whether the key was deleted.
+   */
+  releaseKey(scope: Scope, key: string, taskId: string, messageId: string): Promise<boolean>;
 
   /** Stores (or replaces, by id) a push config of a task. The config must carry its `id`. */
   putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void>;

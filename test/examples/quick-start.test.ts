@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGreeter } from '../../examples/quick-start.js';
+import { greetOnce, startGreeter } from '../../examples/quick-start.js';
 
 describe('README quick start', () => {
   let greeter: { url: string; close(): Promise<void> };
@@ -26,5 +26,9 @@ describe('README quick start', () => {
     };
     expect(body.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(body.task.artifacts[0]?.parts[0]?.text).toBe('hello, Ada');
+  });
+
+  it('greets through the client with a keyed send', async () => {
+    expect(await greetOnce(greeter.url, 'Grace')).toBe('hello, Grace');
   });
 });

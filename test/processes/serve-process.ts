@@ -1,5 +1,5 @@
 /**
- * Runs the built CLI (`dist/cli/main.js serve ...`) as a child process, the way an operator would, and waits for
+ * Runs the built CLI (`dist/cli/bin.js serve ...`) as a child process, the way an operator would, and waits for
  * its one-line announcement. Tests use it for replicas, restarts and kill -9.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** Path of the built CLI. */
-export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url));
 
 /** Whether the CLI has been built (`npm test` builds it first). */
 export const cliBuilt = existsSync(CLI_PATH);

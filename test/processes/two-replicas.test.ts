@@ -15,7 +15,7 @@ import { rpc, rpcStream, sendForTask, userMessage } from './wire.js';
 
 const pgUp = cliBuilt ? await postgresAvailable() : false;
 if (!cliBuilt)
-  console.warn('NOTICE: dist/cli/main.js is missing (run npm run build); skipping replica tests.');
+  console.warn('NOTICE: dist/cli/bin.js is missing (run npm run build); skipping replica tests.');
 
 describe.skipIf(!pgUp)('two replicas on one PostgreSQL', () => {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-once-replicas-'));

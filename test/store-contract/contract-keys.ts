@@ -237,7 +237,7 @@ export function keyContract(make: MakeStore): void {
 }
 
 /** Leaves `key` as a tombstone in ALICE's scope: claimed, its task finished and purged, the key expired. */
-async function expireKey(h: () => StoreHarness, key: string): Promise<void> {
+export async function expireKey(h: () => StoreHarness, key: string): Promise<void> {
   const { store, clock } = h();
   const task = makeTask(`exp-${key}`);
   await store.createTask(ALICE, { task, claim: claimOf(key, 'm1', clock.now() + HOUR) });

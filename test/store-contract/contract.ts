@@ -3,6 +3,7 @@
  * Each backend's `*.test.ts` calls `describeTaskStoreContract` with a factory of fresh, empty stores.
  */
 import { describe } from 'vitest';
+import { claimKeyContract } from './contract-claim-key.js';
 import { commitContract } from './contract-commit.js';
 import { keyContract } from './contract-keys.js';
 import { listContract } from './contract-list.js';
@@ -19,6 +20,7 @@ export function describeTaskStoreContract(name: string, makeStore: MakeStore): v
   describe(`TaskStore contract: ${name}`, () => {
     describe('keys', () => keyContract(makeStore));
     describe('releaseClaim', () => releaseContract(makeStore));
+    describe('claimKey', () => claimKeyContract(makeStore));
     describe('commit', () => commitContract(makeStore));
     describe('list', () => listContract(makeStore));
     describe('watch', () => watchContract(makeStore));

@@ -60,7 +60,7 @@ describe('a2a-once migrate', () => {
   });
 
   it('runs as a real process from dist/', () => {
-    const main = join(root, 'dist/cli/main.js');
+    const main = join(root, 'dist/cli/bin.js');
     if (!existsSync(main)) {
       console.warn(
         '[a2a-once] NOTICE: dist/ is not built; skipping the migrate process test (run npm test).',

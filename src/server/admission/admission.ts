@@ -83,8 +83,12 @@ export async function admitSend(
   const message = params.message;
   const read = readKey(message);
   const attrs = { tenant: scope.tenant };
+  // Host callbacks (metrics, logs) must never turn an admitted send into a failure: a task created here and
+  // then abandoned by an exception would be replayed forever without ever running.
   const count = (outcome: AdmissionOutcome, reason?: string) =>
-    cfg.metrics.add(ADMISSION_COUNTER, 1, reason ? { ...attrs, outcome, reason } : { ...attrs, outcome });
+    safely(() =>
+      cfg.metrics.add(ADMISSION_COUNTER, 1, reason ? { ...attrs, outcome, reason } : { ...attrs, outcome }),
+    );
   try {
     if (read.error) {
       throw new IdempotencyKeyInvalidError({
@@ -102,12 +106,9 @@ export async function admitSend(
         ? await admitToExistingTask(cfg, scope, message, message.taskId, key)
         : await admitNewTask(cfg, scope, message, key, inlinePushConfig);
     count(admission.kind === 'replay' ? 'replayed' : 'claimed');
-    if (key !== undefined) {
-      cfg.logger.debug('send admitted', {
-        outcome: admission.kind,
-        keyHash: keyHash(key),
-        taskId: admission.record.task.id,
-      });
+    if (key !== undefined && cfg.logger.enabled?.('debug') !== false) {
+      const fields = { outcome: admission.kind, keyHash: keyHash(key), taskId: admission.record.task.id };
+      safely(() => cfg.logger.debug('send admitted', fields));
     }
     return admission;
   } catch (err) {
@@ -119,10 +120,20 @@ export async function admitSend(
           ? 'expired'
           : 'refused';
     count(outcome, reason);
-    if (read.key !== undefined) {
-      cfg.logger.info('send refused', { outcome, reason, keyHash: keyHash(read.key) });
+    if (read.key !== undefined && cfg.logger.enabled?.('info') !== false) {
+      const fields = { outcome, reason, keyHash: keyHash(read.key) };
+      safely(() => cfg.logger.info('send refused', fields));
     }
     throw err;
+  }
+}
+
+/** Runs a host callback; its failure is not the send's failure. */
+function safely(f: () => void): void {
+  try {
+    f();
+  } catch {
+    // A broken metrics or log sink must not change what the caller is told.
   }
 }
 
@@ -138,38 +149,89 @@ async function admitToExistingTask(
   key: string | undefined,
 ): Promise<Admission> {
   if (key !== undefined) {
-    // A key on a continuation must not belong to another message; the history check below is the dedup.
+    // Cheap early refusal: a key that belongs to another message is never answered with this task.
     const held = await cfg.store.getKey(scope, key);
     if (held && !held.tombstone && held.messageId !== message.messageId) throw reused(held.messageId);
   }
-  // The compare-and-set below can lose to a concurrent writer (another continuation, a cancel, the agent):
-  // re-read and decide again. Each round sees a newer version, so this settles quickly.
-  for (let attempt = 0; attempt < 16; attempt++) {
-    const record = await cfg.store.getTask(scope, taskId);
-    const verdict = guardExistingTask(
-      record,
-      message,
-      digestWithIds(record?.task ?? ({ id: taskId } as Task)),
-    );
-    if (verdict.kind === 'refuse') throw verdict.error;
-    const cur = record!;
-    if (verdict.kind === 'replay') return { kind: 'replay', scope, record: cur, message };
-    const stored: Message = { ...message, contextId: cur.task.contextId, taskId: cur.task.id };
-    const status = {
-      state: 'TASK_STATE_WORKING' as const,
-      timestamp: new Date(cfg.clock.now()).toISOString(),
-    };
-    const task: Task = { ...cur.task, status, history: [...(cur.task.history ?? []), stored] };
-    const res = await cfg.store.commit(scope, taskId, {
-      expectFence: cur.fence,
-      expectSeq: cur.seq,
-      nextFence: cur.fence + 1,
-      task,
-      events: [{ statusUpdate: { taskId, contextId: cur.task.contextId ?? '', status } }],
-    });
-    if (res.ok) return { kind: 'continued', scope, record: res.record, message: stored };
+  let claimed = false;
+  try {
+    // The compare-and-set below can lose to a concurrent writer (another continuation, a cancel, the agent):
+    // re-read and decide again. Each round sees a newer version, so this settles quickly.
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const record = await cfg.store.getTask(scope, taskId);
+      const verdict = guardExistingTask(
+        record,
+        message,
+        digestWithIds(record?.task ?? ({ id: taskId } as Task)),
+      );
+      if (verdict.kind === 'refuse') throw verdict.error;
+      const cur = record!;
+      if (verdict.kind === 'replay') return { kind: 'replay', scope, record: cur, message };
+      if (key !== undefined && !claimed) {
+        // A keyed continuation claims its key like any keyed send (SEMANTICS §2), so the key later conflicts
+        // with any other message and counts toward its TTL and the tenant's cap.
+        claimed = await claimContinuationKey(cfg, scope, message, key, taskId);
+      }
+      const stored: Message = { ...message, contextId: cur.task.contextId, taskId: cur.task.id };
+      const status = {
+        state: 'TASK_STATE_WORKING' as const,
+        timestamp: new Date(cfg.clock.now()).toISOString(),
+      };
+      const task: Task = { ...cur.task, status, history: [...(cur.task.history ?? []), stored] };
+      const res = await cfg.store.commit(scope, taskId, {
+        expectFence: cur.fence,
+        expectSeq: cur.seq,
+        nextFence: cur.fence + 1,
+        task,
+        events: [{ statusUpdate: { taskId, contextId: cur.task.contextId ?? '', status } }],
+      });
+      if (res.ok) {
+        claimed = false; // the key now belongs to a continuation that happened
+        return { kind: 'continued', scope, record: res.record, message: stored };
+      }
+    }
+    throw new ServerBusyError('The task is changing too fast to admit this message; retry');
+  } finally {
+    // Refused after claiming (the task moved on meanwhile): the key protected nothing, free it.
+    if (claimed && key !== undefined) await cfg.store.releaseKey(scope, key, taskId, message.messageId);
   }
-  throw new ServerBusyError('The task is changing too fast to admit this message; retry');
+}
+
+/**
+ * Claims a continuation's key for its task. Returns true when this call claimed it; false when the same message
+ * already holds it (a concurrent retry of this continuation: the compare-and-set decides which one runs).
+ */
+async function claimContinuationKey(
+  cfg: AdmissionConfig,
+  scope: Scope,
+  message: Message,
+  key: string,
+  taskId: string,
+): Promise<boolean> {
+  const now = cfg.clock.now();
+  const res = await cfg.store.claimKey(scope, {
+    claim: {
+      key,
+      messageId: message.messageId,
+      digest: messageDigest(message),
+      expiresAt: now + cfg.keyTtlMs,
+    },
+    taskId,
+    maxKeysPerTenant: cfg.maxKeysPerTenant,
+    onExpiredKey: cfg.expiredKeys === 'refuse' ? 'refuse' : 'replace',
+  });
+  switch (res.outcome) {
+    case 'claimed':
+      return true;
+    case 'held':
+      if (res.key.messageId !== message.messageId || res.key.taskId !== taskId)
+        throw reused(res.key.messageId);
+      return false;
+    case 'expired':
+      throw expired();
+    case 'capacity':
+      throw new IdempotencyCapacityError({ retryAfterSeconds: 30 });
+  }
 }
 
 function reused(heldBy: string): A2AError {
@@ -191,7 +253,7 @@ async function admitNewTask(
   if (key !== undefined && cfg.expiredKeys === 'refuse') {
     // A key whose mint time says it is older than the TTL is expired even if the store forgot it (SEMANTICS §2
     // "age still known"), unless the store still holds it live (then it replays below).
-    const minted = mintTimeOf(key);
+    const minted = mintTimeOf(key, now);
     if (minted !== undefined && now - minted > cfg.keyTtlMs) {
       const held = await cfg.store.getKey(scope, key);
       if (!held || held.tombstone) throw expired();

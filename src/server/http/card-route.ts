@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { AgentCard } from '../../protocol/agent-card.js';
 import { MEDIA_JSON } from '../../protocol/constants.js';
-import { defaultInterfaces } from '../card.js';
+import { withInterfaces } from '../card.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { respond } from './light-response.js';
 
@@ -33,8 +33,7 @@ export class CardRoute {
 
   /** The card as served for a base URL. */
   cardFor(baseUrl: string): AgentCard {
-    if (this.card.supportedInterfaces.length > 0) return this.card;
-    return { ...this.card, supportedInterfaces: defaultInterfaces(baseUrl) };
+    return withInterfaces(this.card, baseUrl);
   }
 
   #render(origin: string): RenderedCard {

@@ -2,10 +2,12 @@
  * One table from A2A method to handler call, shared by both bindings so they cannot drift apart (A2A §5.1:
  * every binding MUST provide the same operations with the same behaviour).
  */
+import type { AgentCard } from '../../protocol/agent-card.js';
 import type { A2AMethod } from '../../protocol/constants.js';
 import type { StreamResponse } from '../../protocol/model.js';
 import type { ParamsOf } from '../../protocol/parse.js';
 import type { CallContext } from '../call-context.js';
+import { withInterfaces } from '../card.js';
 import type { RequestHandler } from '../request-handler.js';
 
 /** A unary result or a stream. */
@@ -42,14 +44,22 @@ const OPERATIONS: { [M in A2AMethod]: Op<M> } = {
   GetExtendedAgentCard: unary((h, p, c) => h.getExtendedAgentCard(p, c)),
 };
 
-/** Calls the operation for `method`. */
-export function dispatch<M extends A2AMethod>(
+/**
+ * Calls the operation for `method`. `baseUrl` is where the request arrived (or the configured public URL): an
+ * extended card without interfaces gets the same per-origin interfaces as the public card.
+ */
+export async function dispatch<M extends A2AMethod>(
   handler: RequestHandler,
   method: M,
   params: ParamsOf<M>,
   ctx: CallContext,
+  baseUrl: string,
 ): Promise<DispatchResult> {
-  return (OPERATIONS[method] as Op<M>)(handler, params, ctx);
+  const result = await (OPERATIONS[method] as Op<M>)(handler, params, ctx);
+  if (method === 'GetExtendedAgentCard' && !result.stream) {
+    return { stream: false, value: withInterfaces(result.value as AgentCard, baseUrl) };
+  }
+  return result;
 }
 
 /** Whether a string names an A2A method. */

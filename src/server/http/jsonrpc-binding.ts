@@ -30,6 +30,8 @@ function errorResponse(id: JsonRpcId, err: A2AError, extraHeaders: Record<string
     err.httpStatus === 503 || err.httpStatus === 413 ? err.httpStatus : err.code === -32603 ? 500 : 200;
   const headers: Record<string, string> = { 'Content-Type': MEDIA_JSON, ...extraHeaders };
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+  // An oversized body may still be arriving: close the connection so the client reads the 413 cleanly.
+  if (err.httpStatus === 413) headers.Connection = 'close';
   return respond(status, JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(err) }), headers);
 }
 
@@ -72,7 +74,7 @@ export async function handleJsonRpc(
     const streaming = STREAMING_METHODS.has(method);
     if (streaming) ctl = new AbortController();
     const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl?.signal);
-    const result = await dispatch(handler, method, params, ctx);
+    const result = await dispatch(handler, method, params, ctx, options.publicBaseUrl ?? url.origin);
     const headers = echoExtensions({}, ctx.activatedExtensions);
     if (!result.stream) {
       headers['Content-Type'] = MEDIA_JSON;

@@ -6,7 +6,7 @@
  */
 import { MEDIA_A2A_JSON, STREAMING_METHODS } from '../../protocol/constants.js';
 import type { A2AError } from '../../protocol/errors.js';
-import { ContentTypeNotSupportedError, toA2AError } from '../../protocol/errors.js';
+import { ContentTypeNotSupportedError, InvalidRequestError, toA2AError } from '../../protocol/errors.js';
 import { toRestErrorBody } from '../../protocol/error-wire.js';
 import { parseParams } from '../../protocol/parse.js';
 import { respond } from './light-response.js';
@@ -23,6 +23,8 @@ import { sseBody, sseHeaders } from './sse.js';
 export function restErrorResponse(err: A2AError, extraHeaders: Record<string, string> = {}): Response {
   const headers: Record<string, string> = { 'Content-Type': MEDIA_A2A_JSON, ...extraHeaders };
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
+  // An oversized body may still be arriving: close the connection so the client reads the 413 cleanly.
+  if (err.httpStatus === 413) headers.Connection = 'close';
   return respond(err.httpStatus, JSON.stringify(toRestErrorBody(err)), headers);
 }
 
@@ -63,7 +65,7 @@ async function requestObject(
   if (text.trim() === '') return {};
   const body = parseJsonText(text);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new ContentTypeNotSupportedError('The request body must be a JSON object');
+    throw new InvalidRequestError('The request body must be a JSON object');
   }
   return body as Record<string, unknown>;
 }
@@ -89,7 +91,7 @@ export async function handleRest(
     const streaming = STREAMING_METHODS.has(route.method);
     if (streaming) ctl = new AbortController();
     const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl?.signal);
-    const result = await dispatch(handler, route.method, params, ctx);
+    const result = await dispatch(handler, route.method, params, ctx, options.publicBaseUrl ?? url.origin);
     const headers = echoExtensions({}, ctx.activatedExtensions);
     if (result.stream) {
       const abort = () => ctl?.abort();

@@ -8,6 +8,8 @@ export type LogFields = Record<string, string | number | boolean | undefined>;
 
 /** What the server logs through. */
 export interface ServerLogger {
+  /** Whether `level` is written at all; callers skip building fields (hashing keys) when it is not. */
+  enabled?(level: 'debug' | 'info' | 'warn' | 'error'): boolean;
   debug(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
@@ -16,6 +18,7 @@ export interface ServerLogger {
 
 /** Discards everything (the default: a library does not write to the console unasked). */
 export const silentLogger: ServerLogger = {
+  enabled: () => false,
   debug: () => undefined,
   info: () => undefined,
   warn: () => undefined,
@@ -27,6 +30,7 @@ export function jsonLineLogger(verbose = false): ServerLogger {
   const write = (level: string, message: string, fields?: LogFields) =>
     void process.stderr.write(JSON.stringify({ level, message, ...fields }) + '\n');
   return {
+    enabled: (level) => verbose || level === 'warn' || level === 'error',
     debug: (m, f) => (verbose ? write('debug', m, f) : undefined),
     info: (m, f) => (verbose ? write('info', m, f) : undefined),
     warn: (m, f) => write('warn', m, f),

@@ -154,7 +154,21 @@ export class TaskWorker implements AgentContext {
     }
     this.#replied = true;
     const message = agentMessage(init, undefined, this.contextId);
-    return this.#write((task) => ({ task, event: { message }, reply: message })).then(() => undefined);
+    // The record also reads as a completed task whose status message is the reply, for a caller that was
+    // handed the task id before the agent chose to reply (returnImmediately).
+    return this.#write((task) => ({
+      task: {
+        ...task,
+        status: {
+          state: 'TASK_STATE_COMPLETED',
+          message,
+          timestamp: new Date(this.#clock.now()).toISOString(),
+        },
+        history: [...(task.history ?? []), message],
+      },
+      event: { message },
+      reply: message,
+    })).then(() => undefined);
   }
 
   /** Whether the task is still active (SUBMITTED or WORKING) in this worker's view. */

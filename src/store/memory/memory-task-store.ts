@@ -17,9 +17,13 @@ import {
 } from '../retention.js';
 import type { Scope } from '../scope.js';
 import type {
+  ClaimKeyInput,
+  ClaimKeyResult,
   CommitResult,
   CreateTaskInput,
   CreateTaskResult,
+  KeyClaim,
+  KeyClaimPolicy,
   StoreCapabilities,
   TaskPage,
   TaskQuery,
@@ -37,7 +41,7 @@ export interface MemoryTaskStoreOptions {
   terminalTaskTtlMs?: number;
   /** Tombstones are dropped this long after their key expired (default 7 days). */
   tombstoneTtlMs?: number;
-  /** Entries examined per amortised sweep, run every 64 task creations (default 256). */
+  /** Entries examined per amortised sweep, run every 64 task creations or key claims (default 256). */
   sweepBudget?: number;
 }
 
@@ -105,22 +109,8 @@ export class MemoryTaskStore implements TaskStore {
     const p = this.#partition(scope, true);
     const claim = input.claim;
     if (claim) {
-      const held = p.keys.get(claim.key);
-      if (held) {
-        if (held.expiresAt > now || p.tasks.has(held.taskId)) return { outcome: 'held', key: held };
-        this.#expireKey(p, held);
-      }
-      const tomb = p.tombstones.get(claim.key);
-      if (tomb) {
-        if ((input.onExpiredKey ?? 'refuse') === 'refuse') return { outcome: 'expired', key: tomb };
-        p.tombstones.delete(claim.key);
-        this.#countKey(p.tenant, -1);
-      }
-      const max = input.maxKeysPerTenant;
-      if (max !== undefined && this.keyCount(p.tenant) >= max) {
-        this.#sweep(now, this.#sweepBudget * 4);
-        if (this.keyCount(p.tenant) >= max) return { outcome: 'capacity' };
-      }
+      const refused = this.#refuseClaim(p, claim.key, input, now);
+      if (refused) return refused;
     }
     if (this.#taskCount >= this.#maxTasks && !this.#evictOldestTerminal()) return { outcome: 'full' };
 
@@ -136,23 +126,88 @@ export class MemoryTaskStore implements TaskStore {
     for (const c of input.pushConfigs ?? []) if (c.id) entry.pushConfigs.set(c.id, c);
     p.tasks.set(input.task.id, entry);
     this.#taskCount++;
-    if (claim) {
-      p.keys.set(claim.key, {
-        key: claim.key,
-        messageId: claim.messageId,
-        digest: claim.digest,
-        taskId: input.task.id,
-        createdAt: now,
-        expiresAt: claim.expiresAt,
-        tombstone: false,
-      });
-      this.#countKey(p.tenant, 1);
-    }
+    if (claim) this.#putKey(p, claim, input.task.id, now);
     return { outcome: 'created', record };
   }
 
+  claimKey(scope: Scope, input: ClaimKeyInput): Promise<ClaimKeyResult> {
+    const now = this.#clock.now();
+    // Claims grow the key index like creations do, so they drive the amortised sweep too.
+    if (++this.#createsSinceSweep >= 64) {
+      this.#createsSinceSweep = 0;
+      this.#sweep(now, this.#sweepBudget);
+    }
+    const p = this.#partition(scope, true);
+    const refused = this.#refuseClaim(p, input.claim.key, input, now);
+    if (refused) return Promise.resolve(refused);
+    return Promise.resolve({ outcome: 'claimed', key: this.#putKey(p, input.claim, input.taskId, now) });
+  }
+
+  /**
+   * The claim check shared by `createTask` and `claimKey`: why `key` cannot be claimed now (held, expired, or
+   * the tenant at its cap), or undefined when it can. An expired key whose task is gone becomes a tombstone on the
+   * way, and `replace` drops the tombstone, whatever happens next (the memory store's only writes on refusal).
+   */
+  #refuseClaim(
+    p: MemoryPartition,
+    key: string,
+    policy: KeyClaimPolicy,
+    now: number,
+  ): Exclude<ClaimKeyResult, { outcome: 'claimed' }> | undefined {
+    const held = p.keys.get(key);
+    if (held) {
+      if (held.expiresAt > now || p.tasks.has(held.taskId)) return { outcome: 'held', key: held };
+      this.#expireKey(p, held);
+    }
+    const tomb = p.tombstones.get(key);
+    if (tomb) {
+      if ((policy.onExpiredKey ?? 'refuse') === 'refuse') return { outcome: 'expired', key: tomb };
+      p.tombstones.delete(key);
+      this.#countKey(p.tenant, -1);
+    }
+    const max = policy.maxKeysPerTenant;
+    if (max !== undefined && this.keyCount(p.tenant) >= max) {
+      // `p` is kept even if the sweep empties it: the new key (and task) are about to be written into it.
+      this.#sweep(now, this.#sweepBudget * 4, p);
+      if (this.keyCount(p.tenant) >= max) return { outcome: 'capacity' };
+    }
+    return undefined;
+  }
+
+  /** Writes a live key pointing at `taskId`; call only after `#refuseClaim` said yes, in the same tick. */
+  #putKey(p: MemoryPartition, claim: KeyClaim, taskId: string, now: number): KeyRecord {
+    const record: KeyRecord = {
+      key: claim.key,
+      messageId: claim.messageId,
+      digest: claim.digest,
+      taskId,
+      createdAt: now,
+      expiresAt: claim.expiresAt,
+      tombstone: false,
+    };
+    p.keys.set(claim.key, record);
+    this.#countKey(p.tenant, 1);
+    return record;
+  }
+
   getTask(scope: Scope, taskId: string): Promise<StoredTask | undefined> {
-    return Promise.resolve(this.#partition(scope, false)?.tasks.get(taskId)?.record);
+    const p = this.#partition(scope, false);
+    const entry = p?.tasks.get(taskId);
+    if (!p || !entry) return Promise.resolve(undefined);
+    if (this.#pastTtl(entry.record, this.#clock.now())) {
+      // The TTL holds on read too, not only when the amortised sweep happens to pass by.
+      this.#removeTask(p, taskId, entry);
+      return Promise.resolve(undefined);
+    }
+    return Promise.resolve(entry.record);
+  }
+
+  /** Whether a finished task has outlived the terminal TTL. */
+  #pastTtl(r: StoredTask, now: number): boolean {
+    return (
+      (r.kind === 'message' || isTerminalState(r.task.status.state)) &&
+      now - r.updatedAt >= this.#terminalTtlMs
+    );
   }
 
   listTasks(scope: Scope, query: TaskQuery): Promise<TaskPage> {
@@ -165,8 +220,9 @@ export class MemoryTaskStore implements TaskStore {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     const matches: StoredTask[] = [];
+    const now = this.#clock.now();
     for (const { record } of p?.tasks.values() ?? []) {
-      if (record.kind !== 'task') continue;
+      if (record.kind !== 'task' || this.#pastTtl(record, now)) continue;
       const t = record.task;
       if (query.contextId !== undefined && t.contextId !== query.contextId) continue;
       if (query.status !== undefined && t.status.state !== query.status) continue;
@@ -264,6 +320,17 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve(true);
   }
 
+  releaseKey(scope: Scope, key: string, taskId: string, messageId: string): Promise<boolean> {
+    const p = this.#partition(scope, false);
+    const held = p?.keys.get(key);
+    // Only live keys are in `keys` (tombstones live apart), so a tombstone is never released here.
+    if (!p || !held || held.taskId !== taskId || held.messageId !== messageId) return Promise.resolve(false);
+    p.keys.delete(key);
+    this.#countKey(p.tenant, -1);
+    if (p.isEmpty) this.#partitions.delete(p.scopeId);
+    return Promise.resolve(true);
+  }
+
   putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {
     const entry = this.#partition(scope, false)?.tasks.get(taskId);
     if (entry && config.id) entry.pushConfigs.set(config.id, config);
@@ -352,7 +419,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   /** Bounded, amortised housekeeping: terminal TTL, key expiry, tombstone expiry. */
-  #sweep(now: number, budget: number): void {
+  #sweep(now: number, budget: number, keep?: MemoryPartition): void {
     let left = budget;
     for (const [entry, p] of this.#terminalOrder) {
       if (left-- <= 0 || now - entry.record.updatedAt < this.#terminalTtlMs) break;
@@ -368,7 +435,7 @@ export class MemoryTaskStore implements TaskStore {
         p.tombstones.delete(t.key);
         this.#countKey(p.tenant, -1);
       }
-      if (p.isEmpty) this.#partitions.delete(p.scopeId);
+      if (p.isEmpty && p !== keep) this.#partitions.delete(p.scopeId);
       if (left <= 0) return;
     }
   }

@@ -46,6 +46,10 @@ export function pgStatements(t: PgTables) {
     deleteKey: `DELETE FROM ${t.keys} WHERE tenant = $1 AND owner = $2 AND key = $3`,
     releaseKey: `DELETE FROM ${t.keys}
       WHERE tenant = $1 AND owner = $2 AND key = $3 AND task_id = $4 AND tombstone = FALSE`,
+    // A refused keyed continuation gives back only the claim it made itself: same task AND same message.
+    releaseContinuationKey: `DELETE FROM ${t.keys}
+      WHERE tenant = $1 AND owner = $2 AND key = $3 AND task_id = $4 AND message_id = $5 AND tombstone = FALSE
+      RETURNING key`,
     countTenantKeys: `SELECT count(*) AS n FROM ${t.keys} WHERE tenant = $1`,
 
     putPushConfig: `INSERT INTO ${t.pushConfigs} (tenant, owner, task_id, id, config)

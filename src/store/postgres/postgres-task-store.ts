@@ -28,6 +28,8 @@ import {
   type TaskRow,
 } from '../sql/sql-rows.js';
 import type {
+  ClaimKeyInput,
+  ClaimKeyResult,
   CommitResult,
   CreateTaskInput,
   CreateTaskResult,
@@ -37,6 +39,7 @@ import type {
   TaskStore,
   TaskWrite,
 } from '../task-store.js';
+import { claimKeyPg } from './pg-claim-key.js';
 import { createTaskPg } from './pg-create-task.js';
 import { migratePostgres } from './pg-migrate.js';
 import type { PgPoolLike, PgQueryable } from './pg-pool-like.js';
@@ -104,7 +107,21 @@ export class PostgresTaskStore implements TaskStore {
   createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
     const now = this.#clock.now();
     return inTransaction(this.#pool, (c) =>
-      createTaskPg(c, this.#sql, this.#tables.schema, scope, input, now),
+      createTaskPg({ c, sql: this.#sql, schema: this.#tables.schema }, scope, input, now),
+    );
+  }
+
+  claimKey(scope: Scope, input: ClaimKeyInput): Promise<ClaimKeyResult> {
+    const now = this.#clock.now();
+    return inTransaction(this.#pool, (c) =>
+      claimKeyPg(
+        { c, sql: this.#sql, schema: this.#tables.schema },
+        scope,
+        input.claim,
+        input.taskId,
+        input,
+        now,
+      ),
     );
   }
 
@@ -209,6 +226,12 @@ export class PostgresTaskStore implements TaskStore {
     });
     if (released) this.#notifier.notify(taskKey(scope, taskId));
     return released;
+  }
+
+  async releaseKey(scope: Scope, key: string, taskId: string, messageId: string): Promise<boolean> {
+    // One conditional DELETE is atomic on its own: it frees the key only if it is still this message's claim.
+    const args = [scope.tenant, scope.owner, key, taskId, messageId];
+    return (await this.#pool.query(this.#sql.releaseContinuationKey, args)).rows.length > 0;
   }
 
   async putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {

@@ -1,14 +1,14 @@
 /**
- * `createTask` inside the store's IMMEDIATE transaction: the key claim (insert-if-absent), the task insert and the
- * inline push configs commit together or not at all. The write lock is held from BEGIN, so the lookup and the
- * insert of a claim cannot interleave with another process's claim of the same key.
+ * `createTask` inside the store's IMMEDIATE transaction: the key claim (insert-if-absent, sqlite-claim-key.ts), the
+ * task insert and the inline push configs commit together or not at all.
  */
 import type { Statement } from 'better-sqlite3';
-import type { KeyRecord, StoredTask } from '../records.js';
+import type { StoredTask } from '../records.js';
 import type { Scope } from '../scope.js';
-import { deriveColumns, isKeyLive, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
+import { deriveColumns } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.js';
+import { claimKeyTx } from './sqlite-claim-key.js';
 import { SQL } from './sqlite-statements.js';
 
 /** Runs the claim + create; call only inside an IMMEDIATE transaction. */
@@ -19,35 +19,10 @@ export function createTaskTx(
   now: number,
 ): CreateTaskResult {
   const taskId = input.task.id;
-  const claim = input.claim;
-  if (claim) {
-    const keyArgs = { ...scope, key: claim.key };
-    const row = stmt(SQL.selectKey).get(keyArgs) as KeyRow | undefined;
-    if (row) {
-      let held: KeyRecord = toKeyRecord(row);
-      const taskExists = stmt(SQL.taskExists).get({ ...scope, taskId: held.taskId }) !== undefined;
-      if (isKeyLive(held, taskExists, now)) return { outcome: 'held', key: held };
-      if (!held.tombstone) {
-        // Expired and its task gone: it becomes a tombstone (as the memory store does), whatever happens next.
-        stmt(SQL.tombstoneKey).run(keyArgs);
-        held = { ...held, tombstone: true };
-      }
-      if ((input.onExpiredKey ?? 'refuse') === 'refuse') return { outcome: 'expired', key: held };
-      stmt(SQL.deleteKey).run(keyArgs);
-    }
-    const max = input.maxKeysPerTenant;
-    if (max !== undefined) {
-      const { n } = stmt(SQL.countTenantKeys).get({ tenant: scope.tenant }) as { n: number };
-      if (n >= max) return { outcome: 'capacity' };
-    }
-    stmt(SQL.insertKey).run({
-      ...keyArgs,
-      messageId: claim.messageId,
-      digest: claim.digest,
-      taskId,
-      now,
-      expiresAt: claim.expiresAt,
-    });
+  if (input.claim) {
+    // The key goes first: if the task insert then fails, the transaction rolls the claim back with it.
+    const claimed = claimKeyTx(stmt, scope, input.claim, taskId, input, now);
+    if (claimed.outcome !== 'claimed') return claimed;
   }
   const d = deriveColumns(input.task, 'task');
   try {

@@ -31,6 +31,9 @@ export const SQL = {
   tombstoneKey: `UPDATE a2a_keys SET tombstone = 1 WHERE ${KEY_PK}`,
   deleteKey: `DELETE FROM a2a_keys WHERE ${KEY_PK}`,
   releaseKey: `DELETE FROM a2a_keys WHERE ${KEY_PK} AND task_id = @taskId AND tombstone = 0`,
+  // A refused keyed continuation gives back only the claim it made itself: same task AND same message.
+  releaseContinuationKey: `DELETE FROM a2a_keys
+    WHERE ${KEY_PK} AND task_id = @taskId AND message_id = @messageId AND tombstone = 0`,
   countTenantKeys: `SELECT count(*) AS n FROM a2a_keys WHERE tenant = @tenant`,
 
   putPushConfig: `INSERT INTO a2a_push_configs (tenant, owner, task_id, id, config)

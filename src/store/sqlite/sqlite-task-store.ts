@@ -28,6 +28,8 @@ import {
   type TaskRow,
 } from '../sql/sql-rows.js';
 import type {
+  ClaimKeyInput,
+  ClaimKeyResult,
   CommitResult,
   CreateTaskInput,
   CreateTaskResult,
@@ -40,6 +42,7 @@ import type {
 import { migrateSqlite } from './sqlite-migrate.js';
 import { purgeBatch, purgeRemains } from './sqlite-purge.js';
 import { SQL } from './sqlite-statements.js';
+import { claimKeyTx } from './sqlite-claim-key.js';
 import { createTaskTx } from './sqlite-create-task.js';
 
 /** Options of the SQLite store. Give `path` (the store opens and owns the file) or `database` (yours). */
@@ -131,6 +134,13 @@ export class SqliteTaskStore implements TaskStore {
   createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
     const now = this.#clock.now();
     return this.#write(() => createTaskTx((sql) => this.#stmt(sql), scope, input, now));
+  }
+
+  claimKey(scope: Scope, input: ClaimKeyInput): Promise<ClaimKeyResult> {
+    const now = this.#clock.now();
+    return this.#write(() =>
+      claimKeyTx((sql) => this.#stmt(sql), scope, input.claim, input.taskId, input, now),
+    );
   }
 
   getTask(scope: Scope, taskId: string): Promise<StoredTask | undefined> {
@@ -238,6 +248,13 @@ export class SqliteTaskStore implements TaskStore {
       if (released) this.#notifier.notify(taskKey(scope, taskId));
       return released;
     });
+  }
+
+  releaseKey(scope: Scope, key: string, taskId: string, messageId: string): Promise<boolean> {
+    // One conditional DELETE is atomic on its own; the IMMEDIATE transaction only serialises it with claims.
+    return this.#write(
+      () => this.#stmt(SQL.releaseContinuationKey).run({ ...scope, key, taskId, messageId }).changes > 0,
+    );
   }
 
   putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {

@@ -1,0 +1,45 @@
+// a2a-once (built dist/) serving its echo agent. argv[2] picks the store: memory | sqlite:PATH | postgres://...
+// (| sqlite-normal:PATH, below)
+// The key cap is raised far above what a run sends, so the keyed run measures sends, not 503 refusals.
+import { createA2AServer } from '../../dist/server/index.js';
+import { serveNode } from '../../dist/server/node/index.js';
+import { createEchoAgent } from '../../dist/server/agents/echo.js';
+import { openStore } from '../../dist/store/open-store.js';
+import { exitWithParent } from './serve-util.mjs';
+
+const storeUrl = process.argv[2] ?? 'memory';
+const store = await open(storeUrl);
+
+// `sqlite-normal:PATH` (bench only): SQLite with synchronous=NORMAL, to show what the per-commit fsync of the
+// default FULL costs. Everything else goes through openStore like the CLI's --store.
+async function open(url) {
+  if (!url.startsWith('sqlite-normal:')) return openStore(url);
+  const { SqliteTaskStore } = await import('../../dist/store/sqlite/index.js');
+  const s = new SqliteTaskStore({ path: url.slice('sqlite-normal:'.length), synchronous: 'NORMAL' });
+  await s.migrate();
+  return s;
+}
+const agent = createEchoAgent();
+const server = createA2AServer({
+  agent: agent.executor,
+  card: agent.card,
+  store,
+  maxKeysPerTenant: 10_000_000,
+});
+const handle = await serveNode(server.fetch, { host: '127.0.0.1', port: 0 });
+process.stdout.write(`${handle.url}\n`);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  handle.server.closeAllConnections();
+  await Promise.race([
+    handle.close().then(() => server.close()),
+    new Promise((r) => setTimeout(r, 2000).unref()),
+  ]);
+  process.exit(0);
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
+exitWithParent(stop);

@@ -1,0 +1,87 @@
+// Keyed SendMessage throughput of a2a-once per store (issue 4 point 7): memory, SQLite (a file in a fresh temp dir)
+// and PostgreSQL (a fresh schema on the local server), in one run, as ratios to the in-memory figure.
+//
+//   node bench/store-throughput.mjs [--duration 10] [--warmup 2] [--rounds 3] [--connections 16]
+//   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test (default)
+//
+// PostgreSQL itself is not pinned: its backends compete with the server and the load generator for the 2 cores.
+import {
+  benchOptions,
+  describeMethod,
+  int,
+  loadWarning,
+  makeStore,
+  measure,
+  ms,
+  pgQuery,
+  printFailures,
+  printTable,
+  ratio,
+  summarize,
+} from './lib/harness.mjs';
+
+const opts = benchOptions();
+const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+// The -normal / -async rows are not defaults: they show how much of the durable stores' cost is the commit fsync.
+const stores = ['memory', 'sqlite', 'sqlite-normal'];
+if (await pgQuery(PG, 'SELECT 1')) stores.push('postgres', 'postgres-async');
+
+console.log('# Keyed SendMessage per store (a2a-once, echo agent)');
+console.log(describeMethod(opts));
+if (!stores.includes('postgres')) console.log(`PostgreSQL at ${PG} is unreachable: skipped.`);
+loadWarning();
+
+const runs = new Map(stores.map((k) => [k, []]));
+for (let round = 1; round <= opts.rounds; round++) {
+  for (const kind of stores) {
+    // A fresh database per measurement, like the fresh server: no run inherits another's rows.
+    const store = await makeStore(kind);
+    try {
+      const r = await measure(
+        { script: 'a2a-once.mjs', args: [store.url], check: 'task', keyed: true },
+        opts,
+      );
+      runs.get(kind).push(r);
+      const bad = r.failures.reduce((a, f) => a + f.count, 0);
+      console.log(
+        `  round ${round}/${opts.rounds} ${kind.padEnd(14)} ${int(r.rps).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)} ms  other CPU ${r.otherCpu.toFixed(2)}${bad ? `  ${bad} FAILED` : ''}`,
+      );
+    } finally {
+      await store.cleanup();
+    }
+  }
+}
+
+const s = new Map([...runs].map(([k, rs]) => [k, summarize(rs)]));
+const mem = s.get('memory');
+console.log('');
+printTable(
+  [
+    'store',
+    'req/s (median)',
+    'range',
+    'p50 ms',
+    'p99 ms',
+    '/ memory',
+    'other CPU (max)',
+    'checked',
+    'failed',
+  ],
+  [...s].map(([k, x]) => [
+    k,
+    int(x.rps),
+    `${int(x.min)}–${int(x.max)}`,
+    ms(x.p50),
+    ms(x.p99),
+    ratio(x.rps, mem.rps),
+    x.otherCpu.toFixed(2),
+    int(x.requests),
+    int(x.failed),
+  ]),
+);
+console.log('sqlite-normal: SQLite with synchronous=NORMAL (the default is FULL: an fsync per commit).');
+console.log(
+  'postgres-async: synchronous_commit=off for the bench sessions (the default flushes WAL per commit).',
+);
+console.log('For postgres, "other CPU" includes the PostgreSQL backends doing the work.');
+if (!printFailures(s)) console.log('\nThis run is INVALID: some responses failed (see above).');

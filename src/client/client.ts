@@ -1,0 +1,239 @@
+/**
+ * `A2AClient`: every A2A v1.0 operation over JSON-RPC or HTTP+JSON, with sends that run once (SEMANTICS §7).
+ *
+ * @example
+ * const client = await A2AClient.fromCardUrl('https://agent.example.com');
+ * const result = await client.send('summarise the incident'); // keyed and safely retried if the card allows
+ */
+import type { AgentCard } from '../protocol/agent-card.js';
+import { BINDING_JSONRPC, PROTOCOL_VERSION } from '../protocol/constants.js';
+import type { SendMessageResponse, StreamResponse, Task } from '../protocol/model.js';
+import type {
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  TaskPushNotificationConfig,
+} from '../protocol/requests.js';
+import { cardUrlOf, fetchAgentCard, honoursKeys } from './card-resolver.js';
+import { ClientError } from './client-error.js';
+import { Connection } from './connection.js';
+import { selectInterfaces } from './interface-selection.js';
+import type { A2AClientOptions, CallOptions, Endpoint, MessageInput, SendOptions } from './options.js';
+import {
+  readAgentCard,
+  readListTasks,
+  readPushConfig,
+  readPushConfigList,
+  readTask,
+} from './parse-results.js';
+import { recoverPending } from './recovery.js';
+import type { RecoverOptions, RecoveryResult } from './recovery.js';
+import { resolveRetry } from './retry-loop.js';
+import { sendMessage } from './send-flow.js';
+import { planSend, recordIntent } from './send-plan.js';
+import type { SendContext } from './send-plan.js';
+import { runStream } from './stream-flow.js';
+
+/** A bare endpoint: no card, so the binding (default JSONRPC) and tenant are stated by hand. */
+export interface EndpointOptions extends A2AClientOptions {
+  readonly binding?: 'JSONRPC' | 'HTTP+JSON';
+  readonly tenant?: string;
+  readonly protocolVersion?: string;
+}
+
+/** A client of one agent. */
+export class A2AClient {
+  /** The agent's card, when the client was built from one. */
+  readonly card: AgentCard | undefined;
+  /** Whether keyed sends are resent after an ambiguous failure (card evidence or the caller's assertion). */
+  readonly peerHonoursKeys: boolean;
+  private readonly conn: Connection;
+  private readonly ctx: SendContext;
+
+  private constructor(
+    endpoints: readonly Endpoint[],
+    card: AgentCard | undefined,
+    target: string,
+    options: A2AClientOptions,
+  ) {
+    this.card = card;
+    this.peerHonoursKeys = options.peerHonoursKeys ?? (card !== undefined && honoursKeys(card));
+    this.conn = new Connection({
+      endpoints,
+      fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+      headers: options.headers ?? {},
+      extensions: options.extensions ?? [],
+      retry: resolveRetry(options.retry),
+      timeoutMs: options.timeoutMs,
+      attemptTimeoutMs: options.attemptTimeoutMs ?? 30_000,
+    });
+    this.ctx = {
+      conn: this.conn,
+      peerHonoursKeys: this.peerHonoursKeys,
+      keys: options.keys ?? 'auto',
+      intents: options.intentStore,
+      target,
+    };
+  }
+
+  /**
+   * Fetches the card at `url` (a base URL gets `/.well-known/agent-card.json`) and builds a client for it.
+   */
+  static async fromCardUrl(url: string, options: A2AClientOptions & CallOptions = {}): Promise<A2AClient> {
+    const cardUrl = cardUrlOf(url);
+    const card = await fetchAgentCard(cardUrl, {
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.retry !== undefined ? { retry: options.retry } : {}),
+    });
+    return A2AClient.fromCard(card, { ...options, cardUrl });
+  }
+
+  /**
+   * Builds a client from a card: interfaces chosen by preference, with the rest as fallback, each with its
+   * tenant (A2A §8.3.2). `cardUrl` resolves relative interface URLs and names the agent for intents.
+   */
+  static fromCard(card: AgentCard, options: A2AClientOptions & { cardUrl?: string } = {}): A2AClient {
+    const endpoints = selectInterfaces(card, options.preferredBindings, options.cardUrl);
+    const first = endpoints[0]!;
+    return new A2AClient(endpoints, card, options.cardUrl ?? targetOf(first), options);
+  }
+
+  /**
+   * The card at `url` if there is one, else `url` as a bare JSON-RPC endpoint (for tools that take whatever
+   * URL a user typed). Only a missing card falls back; any other failure is thrown.
+   */
+  static async connect(url: string, options: EndpointOptions & CallOptions = {}): Promise<A2AClient> {
+    try {
+      return await A2AClient.fromCardUrl(url, options);
+    } catch (err) {
+      if (err instanceof ClientError && err.code === 'NO_AGENT_CARD')
+        return A2AClient.fromEndpoint(url, options);
+      throw err;
+    }
+  }
+
+  /** Builds a client for a bare endpoint (no card: keys are resent only if `peerHonoursKeys` is asserted). */
+  static fromEndpoint(url: string, options: EndpointOptions = {}): A2AClient {
+    const endpoint: Endpoint = {
+      url,
+      protocolBinding: options.binding ?? BINDING_JSONRPC,
+      protocolVersion: options.protocolVersion ?? PROTOCOL_VERSION,
+      ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
+    };
+    return new A2AClient([endpoint], undefined, targetOf(endpoint), options);
+  }
+
+  /** The interface in use: binding, URL and tenant. */
+  get endpoint(): { readonly binding: string; readonly url: string; readonly tenant: string | undefined } {
+    const t = this.conn.transport;
+    return { binding: t.binding, url: t.url, tenant: t.tenant };
+  }
+
+  /**
+   * SendMessage, once: keyed when the peer honours keys (unless `key: false`), retried only when safe, ending
+   * in `OutcomeUnknownError` when it may have run and cannot be safely resent.
+   */
+  send(message: MessageInput, options: SendOptions = {}): Promise<SendMessageResponse> {
+    return sendMessage(this.ctx, message, options);
+  }
+
+  /**
+   * SendStreamingMessage: yields each update once, re-attaching after a cut (keyed resend or SubscribeToTask)
+   * until the task settles (terminal or INPUT_REQUIRED) or a message arrives.
+   */
+  async *sendStream(message: MessageInput, options: SendOptions = {}): AsyncGenerator<StreamResponse> {
+    const plan = planSend(this.ctx, message, options);
+    await recordIntent(this.ctx, plan, true);
+    yield* runStream(this.ctx, { send: plan }, options);
+  }
+
+  /** SubscribeToTask: the task snapshot, then its updates, re-subscribing after a cut. */
+  subscribe(taskId: string, options: CallOptions = {}): AsyncGenerator<StreamResponse> {
+    return runStream(this.ctx, { subscribe: taskId }, options);
+  }
+
+  /** GetTask. */
+  async getTask(id: string, options: CallOptions & { historyLength?: number } = {}): Promise<Task> {
+    const params =
+      options.historyLength === undefined ? { id } : { id, historyLength: options.historyLength };
+    return readTask(await this.conn.unary('GetTask', params, 'read', options));
+  }
+
+  /** ListTasks (one page; follow `nextPageToken` for more). */
+  async listTasks(
+    request: Omit<ListTasksRequest, 'tenant'> = {},
+    options: CallOptions = {},
+  ): Promise<ListTasksResponse> {
+    return readListTasks(await this.conn.unary('ListTasks', { ...request }, 'read', options));
+  }
+
+  /** CancelTask (idempotent, A2A §3.3.1, so retried like a read). */
+  async cancelTask(
+    id: string,
+    options: CallOptions & { metadata?: Record<string, unknown> } = {},
+  ): Promise<Task> {
+    const params = options.metadata === undefined ? { id } : { id, metadata: options.metadata };
+    return readTask(await this.conn.unary('CancelTask', params, 'read', options));
+  }
+
+  /** CreateTaskPushNotificationConfig (not idempotent without an id: retried only when certainly not run). */
+  async createPushConfig(
+    config: Omit<TaskPushNotificationConfig, 'tenant'> & { taskId: string },
+    options: CallOptions = {},
+  ): Promise<TaskPushNotificationConfig> {
+    // With an id, creating again replaces the same config (digest §3), so a repeat is harmless.
+    const safety = config.id ? 'read' : 'unsafe';
+    return readPushConfig(
+      await this.conn.unary('CreateTaskPushNotificationConfig', { ...config }, safety, options),
+    );
+  }
+
+  /** GetTaskPushNotificationConfig. */
+  async getPushConfig(
+    taskId: string,
+    id: string,
+    options: CallOptions = {},
+  ): Promise<TaskPushNotificationConfig> {
+    return readPushConfig(
+      await this.conn.unary('GetTaskPushNotificationConfig', { taskId, id }, 'read', options),
+    );
+  }
+
+  /** ListTaskPushNotificationConfigs. */
+  async listPushConfigs(
+    taskId: string,
+    request: Omit<ListTaskPushNotificationConfigsRequest, 'tenant' | 'taskId'> = {},
+    options: CallOptions = {},
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    const raw = await this.conn.unary(
+      'ListTaskPushNotificationConfigs',
+      { taskId, ...request },
+      'read',
+      options,
+    );
+    return readPushConfigList(raw);
+  }
+
+  /** DeleteTaskPushNotificationConfig (idempotent, A2A §3.1.10). Accepts `{}`, `null` and 204. */
+  async deletePushConfig(taskId: string, id: string, options: CallOptions = {}): Promise<void> {
+    await this.conn.unary('DeleteTaskPushNotificationConfig', { taskId, id }, 'read', options);
+  }
+
+  /** GetExtendedAgentCard. */
+  async getExtendedCard(options: CallOptions = {}): Promise<AgentCard> {
+    return readAgentCard(await this.conn.unary('GetExtendedAgentCard', {}, 'read', options));
+  }
+
+  /** Resends the keyed sends a crash left pending in the intent store, with their keys. */
+  recoverPending(options: RecoverOptions = {}): Promise<RecoveryResult[]> {
+    return recoverPending(this.ctx, options);
+  }
+}
+
+function targetOf(e: Endpoint): string {
+  return e.tenant ? `${e.url}#tenant=${e.tenant}` : e.url;
+}

@@ -1,0 +1,62 @@
+/**
+ * The key claim of the SQLite store, shared by `createTask` (a key with a new task) and `claimKey` (a key for an
+ * existing task, a keyed continuation). Run only inside the store's IMMEDIATE transaction: the write lock is held
+ * from BEGIN, so the lookup and the insert cannot interleave with another connection's or process's claim.
+ */
+import type { Statement } from 'better-sqlite3';
+import type { KeyRecord } from '../records.js';
+import type { Scope } from '../scope.js';
+import { isKeyLive, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
+import type { ClaimKeyResult, KeyClaim, KeyClaimPolicy } from '../task-store.js';
+import { SQL } from './sqlite-statements.js';
+
+/**
+ * Claims `claim.key` for `taskId` (insert-if-absent), or reports why not. An expired key whose task is gone is
+ * turned into a tombstone on the way, and `replace` deletes it: both inside the caller's transaction.
+ */
+export function claimKeyTx(
+  stmt: (sql: string) => Statement,
+  scope: Scope,
+  claim: KeyClaim,
+  taskId: string,
+  policy: KeyClaimPolicy,
+  now: number,
+): ClaimKeyResult {
+  const keyArgs = { ...scope, key: claim.key };
+  const row = stmt(SQL.selectKey).get(keyArgs) as KeyRow | undefined;
+  if (row) {
+    let held: KeyRecord = toKeyRecord(row);
+    const taskExists = stmt(SQL.taskExists).get({ ...scope, taskId: held.taskId }) !== undefined;
+    if (isKeyLive(held, taskExists, now)) return { outcome: 'held', key: held };
+    if (!held.tombstone) {
+      // Expired and its task gone: it becomes a tombstone (as the memory store does), whatever happens next.
+      stmt(SQL.tombstoneKey).run(keyArgs);
+      held = { ...held, tombstone: true };
+    }
+    if ((policy.onExpiredKey ?? 'refuse') === 'refuse') return { outcome: 'expired', key: held };
+    stmt(SQL.deleteKey).run(keyArgs);
+  }
+  const max = policy.maxKeysPerTenant;
+  if (max !== undefined) {
+    const { n } = stmt(SQL.countTenantKeys).get({ tenant: scope.tenant }) as { n: number };
+    if (n >= max) return { outcome: 'capacity' };
+  }
+  const key: KeyRecord = {
+    key: claim.key,
+    messageId: claim.messageId,
+    digest: claim.digest,
+    taskId,
+    createdAt: now,
+    expiresAt: claim.expiresAt,
+    tombstone: false,
+  };
+  stmt(SQL.insertKey).run({
+    ...keyArgs,
+    messageId: key.messageId,
+    digest: key.digest,
+    taskId,
+    now,
+    expiresAt: key.expiresAt,
+  });
+  return { outcome: 'claimed', key };
+}
