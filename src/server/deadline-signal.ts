@@ -4,6 +4,8 @@
  * "give up around this time", so waits whose deadlines fall in the same 100 ms slot share one signal.
  */
 
+import { setMaxListeners } from 'node:events';
+
 const SLOT_MS = 100;
 const slots = new Map<number, AbortSignal>();
 
@@ -14,6 +16,8 @@ export function deadlineSignal(timeoutMs: number): AbortSignal {
   if (!signal) {
     const ctl = new AbortController();
     signal = ctl.signal;
+    // Shared by every wait in its slot: many listeners are expected, not a leak.
+    setMaxListeners(0, signal);
     slots.set(slot, signal);
     const timer = setTimeout(() => {
       slots.delete(slot);

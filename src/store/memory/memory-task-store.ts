@@ -284,22 +284,31 @@ export class MemoryTaskStore implements TaskStore {
     signal: AbortSignal,
   ): AsyncIterable<StoredEvent> {
     let next = Math.max(0, afterSeq);
-    while (!signal.aborted) {
-      const entry = this.#partition(scope, false)?.tasks.get(taskId);
-      if (!entry) return;
-      while (next < entry.events.length) {
-        yield entry.events[next++]!;
-        if (signal.aborted) return;
+    // One abort listener per watch, not one per wait: EventTarget bookkeeping costs more than the wait itself.
+    let wakeUp: (() => void) | undefined;
+    const onAbort = () => wakeUp?.();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let entry: TaskEntry | undefined;
+    try {
+      while (!signal.aborted) {
+        entry = this.#partition(scope, false)?.tasks.get(taskId);
+        if (!entry) return;
+        while (next < entry.events.length) {
+          yield entry.events[next++]!;
+          if (signal.aborted) return;
+        }
+        const waiters = entry.waiters;
+        await new Promise<void>((resolve) => {
+          wakeUp = resolve;
+          waiters.add(resolve);
+        });
+        // Woken by a commit (the set was cleared) or by the abort (still registered: remove it).
+        if (wakeUp) waiters.delete(wakeUp);
+        wakeUp = undefined;
       }
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          entry.waiters.delete(done);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        entry.waiters.add(done);
-        signal.addEventListener('abort', done, { once: true });
-      });
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      if (wakeUp && entry) entry.waiters.delete(wakeUp);
     }
   }
 
