@@ -20,6 +20,8 @@ export interface OpenStoreOptions {
   migrate?: boolean;
   /** Longest delay before `watch` sees another process's commit (SQL stores). */
   pollIntervalMs?: number;
+  /** How long tombstones are kept after their key expired (every backend; default 7 days). */
+  tombstoneTtlMs?: number;
 }
 
 /** A store opened from a URL; SQL stores also expose `migrate()`. */
@@ -29,7 +31,11 @@ export type OpenedStore = TaskStore & { migrate?(): Promise<MigrationReport> };
 export async function openStore(url: string, options: OpenStoreOptions = {}): Promise<OpenedStore> {
   const text = url.trim();
   if (text === 'memory' || text === 'memory:') {
-    return new MemoryTaskStore({ ...options.memory, ...(options.clock ? { clock: options.clock } : {}) });
+    return new MemoryTaskStore({
+      ...options.memory,
+      ...(options.tombstoneTtlMs !== undefined ? { tombstoneTtlMs: options.tombstoneTtlMs } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
   }
   let store: OpenedStore & { migrate(): Promise<MigrationReport> };
   if (text.startsWith('sqlite:')) {
@@ -67,6 +73,7 @@ async function openSqlite(path: string, options: OpenStoreOptions) {
     path,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    ...(options.tombstoneTtlMs !== undefined ? { tombstoneTtlMs: options.tombstoneTtlMs } : {}),
   });
 }
 
@@ -88,6 +95,7 @@ async function openPostgres(url: string, options: OpenStoreOptions) {
     closePool: true,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+    ...(options.tombstoneTtlMs !== undefined ? { tombstoneTtlMs: options.tombstoneTtlMs } : {}),
   });
 }
 

@@ -60,7 +60,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const storeUrl = opts.values.get('store') ?? DEFAULT_STORE_URL;
     const effectsPath = opts.values.get('effects-log');
 
-    const store = await openStore(storeUrl, { memory: { tombstoneTtlMs } });
+    const store = await openStore(storeUrl, { tombstoneTtlMs });
     const agent = createAgent(agentName, {
       ...(effectsPath ? { effectsLog: new EffectsLog(effectsPath) } : {}),
       delayMs,

@@ -21,6 +21,7 @@ import {
   UnsupportedOperationError,
 } from '../../protocol/errors.js';
 import type { Message, Task } from '../../protocol/model.js';
+import { toWireMessage } from '../../protocol/wire-write.js';
 import type { SendMessageRequest, TaskPushNotificationConfig } from '../../protocol/requests.js';
 import type { Clock } from '../../store/clock.js';
 import type { StoredTask } from '../../store/records.js';
@@ -172,7 +173,8 @@ async function admitToExistingTask(
         // with any other message and counts toward its TTL and the tenant's cap.
         claimed = await claimContinuationKey(cfg, scope, message, key, taskId);
       }
-      const stored: Message = { ...message, contextId: cur.task.contextId, taskId: cur.task.id };
+      // Stored in strict wire form (defaults omitted), so history reads back exactly as ProtoJSON writes it.
+      const stored = toWireMessage({ ...message, contextId: cur.task.contextId, taskId: cur.task.id });
       const status = {
         state: 'TASK_STATE_WORKING' as const,
         timestamp: new Date(cfg.clock.now()).toISOString(),
@@ -261,7 +263,8 @@ async function admitNewTask(
   }
   const taskId = randomUUID();
   const contextId = message.contextId ?? randomUUID();
-  const stored: Message = { ...message, contextId, taskId };
+  // Stored in strict wire form (defaults omitted), so history reads back exactly as ProtoJSON writes it.
+  const stored = toWireMessage({ ...message, contextId, taskId });
   const task: Task = {
     id: taskId,
     contextId,

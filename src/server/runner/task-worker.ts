@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Artifact, JsonObject, Message, StreamResponse, Task } from '../../protocol/model.js';
 import { isTerminalState, type TaskState } from '../../protocol/task-state.js';
+import { toWireArtifact } from '../../protocol/wire-write.js';
 import type { Clock } from '../../store/clock.js';
 import type { Scope } from '../../store/scope.js';
 import type { StoredTask } from '../../store/records.js';
@@ -135,7 +136,7 @@ export class TaskWorker implements AgentContext {
   }
 
   artifact(init: ArtifactInit, options: ArtifactChunkOptions = {}): Promise<Artifact> {
-    const artifact: Artifact = { ...init, artifactId: init.artifactId ?? randomUUID() };
+    const artifact: Artifact = toWireArtifact({ ...init, artifactId: init.artifactId ?? randomUUID() });
     return this.#write((task) => {
       const ev = {
         taskId: this.taskId,
