@@ -18,6 +18,8 @@ export interface ParsedArgs {
   flags: Set<string>;
 }
 
+import type { CliIO } from './io.js';
+
 /** Thrown for bad command lines; the CLI prints the message and exits 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -59,4 +61,12 @@ export function parseDuration(text: string): number {
     m[2] as 'ms' | 's' | 'm' | 'h' | 'd'
   ];
   return Math.round(n * unit);
+}
+
+/** Prints a usage error (`a2a-once CMD: message`, then the usage text) and returns exit code 2; rethrows others. */
+export function usageFailure(command: string, usage: string, err: unknown, io: CliIO): number {
+  if (!(err instanceof UsageError)) throw err;
+  io.err(`a2a-once ${command}: ${err.message}`);
+  io.err(usage);
+  return 2;
 }

@@ -5,7 +5,7 @@
  */
 import { describeStoreUrl, openStore } from '../../store/open-store.js';
 import { StoreError } from '../../store/sql/store-error.js';
-import { parseArgs, UsageError } from '../args.js';
+import { parseArgs, usageFailure, UsageError } from '../args.js';
 import type { CliIO } from '../io.js';
 
 const USAGE = 'usage: a2a-once migrate --store URL   (sqlite:PATH | postgres://USER@HOST/DB[?schema=NAME])';
@@ -24,7 +24,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     if (store === undefined) throw new UsageError('--store is required');
     url = store;
   } catch (err) {
-    return usageFailure(err, io);
+    return usageFailure('migrate', USAGE, err, io);
   }
   const where = describeStoreUrl(url);
   try {
@@ -46,15 +46,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
   } catch (err) {
     if (err instanceof StoreError && err.code === 'BAD_STORE_URL')
-      return usageFailure(new UsageError(err.message), io);
+      return usageFailure('migrate', USAGE, new UsageError(err.message), io);
     io.err(`a2a-once migrate: ${where}: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
-}
-
-function usageFailure(err: unknown, io: CliIO): number {
-  if (!(err instanceof UsageError)) throw err;
-  io.err(`a2a-once migrate: ${err.message}`);
-  io.err(USAGE);
-  return 2;
 }

@@ -11,7 +11,7 @@ import {
 } from '../../store/retention.js';
 import type { PurgeReport, RetentionPolicy } from '../../store/retention.js';
 import { StoreError } from '../../store/sql/store-error.js';
-import { parseArgs, parseDuration, UsageError } from '../args.js';
+import { parseArgs, parseDuration, usageFailure, UsageError } from '../args.js';
 import type { CliIO } from '../io.js';
 
 const USAGE =
@@ -66,7 +66,7 @@ export async function run(args: string[], io: CliIO): Promise<number> {
   try {
     parsed = parse(args);
   } catch (err) {
-    return usageFailure(err, io);
+    return usageFailure('sweep', USAGE, err, io);
   }
   if (parsed === 'help') {
     io.out(USAGE);
@@ -99,15 +99,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     }
   } catch (err) {
     if (err instanceof StoreError && err.code === 'BAD_STORE_URL')
-      return usageFailure(new UsageError(err.message), io);
+      return usageFailure('sweep', USAGE, new UsageError(err.message), io);
     io.err(`a2a-once sweep: ${where}: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   }
-}
-
-function usageFailure(err: unknown, io: CliIO): number {
-  if (!(err instanceof UsageError)) throw err;
-  io.err(`a2a-once sweep: ${err.message}`);
-  io.err(USAGE);
-  return 2;
 }
