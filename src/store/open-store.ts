@@ -4,6 +4,7 @@
  * backends are imported only when asked for, so a user without better-sqlite3 or pg installed can still use the
  * memory store. SQL stores are migrated on open unless `migrate: false`.
  */
+import { userInfo } from 'node:os';
 import type { Clock } from './clock.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory/index.js';
 import type { MigrationReport } from './sql/migration.js';
@@ -86,6 +87,9 @@ async function openPostgres(url: string, options: OpenStoreOptions) {
     importDriver(() => import('./postgres/index.js'), 'pg'),
     importDriver(() => import('pg'), 'pg'),
   ]);
+  // libpq defaults the user to the OS user; pg reads only $USER/$PGUSER, which service shells often lack.
+  if (parsed.username === '' && !process.env.PGUSER && !process.env.USER)
+    parsed.username = userInfo().username;
   const pool = new pg.default.Pool({ connectionString: parsed.toString() });
   // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
