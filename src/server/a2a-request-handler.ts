@@ -2,6 +2,7 @@
  * The default RequestHandler: the eleven operations over a TaskStore, with admission (dedup + lifecycle guard)
  * in front of the runner. Transport-agnostic; bindings in `http/` call it.
  */
+import { isoAt } from '../protocol/iso-time.js';
 import { readKey, IDEMPOTENCY_EXTENSION_URI } from '../idempotency/index.js';
 import type { AgentCard } from '../protocol/agent-card.js';
 import {
@@ -213,7 +214,7 @@ export class A2ARequestHandler implements RequestHandler {
       }
       const status = {
         state: 'TASK_STATE_CANCELED' as const,
-        timestamp: new Date(this.options.clock.now()).toISOString(),
+        timestamp: isoAt(this.options.clock.now()),
       };
       const task: Task = { ...cur.task, status };
       // Raising the fence stops the worker wherever it runs: its next write is refused (SEMANTICS §4).

@@ -63,8 +63,19 @@ export async function waitFor(
   // the loop after an event needs no abort: the watch is then suspended at its yield and `return()` ends it.
   const deadline = deadlineSignal(timeoutMs);
   const stop = signal ? AbortSignal.any([deadline, signal]) : deadline;
-  for await (const { event } of store.watch(scope, record.task.id, record.seq, stop)) {
-    if (goal === 'first-event' || settles(event)) break;
+  if (store.nextEvents) {
+    // In-process fast path: one promise per wake-up instead of an async iterator.
+    let seq = record.seq;
+    for (;;) {
+      const events = await store.nextEvents(scope, record.task.id, seq, stop);
+      if (events.length === 0) break;
+      if (goal === 'first-event' || events.some((e) => settles(e.event))) break;
+      seq = events[events.length - 1]!.seq;
+    }
+  } else {
+    for await (const { event } of store.watch(scope, record.task.id, record.seq, stop)) {
+      if (goal === 'first-event' || settles(event)) break;
+    }
   }
   return (await store.getTask(scope, record.task.id)) ?? record;
 }

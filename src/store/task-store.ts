@@ -169,6 +169,14 @@ export interface TaskStore {
    */
   watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent>;
 
+  /**
+   * Optional fast path for followers in this process: resolves with the events after `afterSeq` as soon as there
+   * is at least one (at once if there already are), or with `[]` when `signal` aborts or the task is gone. The
+   * server's blocking waits use it when present and `watch` otherwise; a store that cannot wake in-process
+   * waiters should leave it out.
+   */
+  nextEvents?(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): Promise<StoredEvent[]>;
+
   /** The key record, if the key was ever claimed in this scope and not yet purged. */
   getKey(scope: Scope, key: string): Promise<KeyRecord | undefined>;
 

@@ -8,6 +8,7 @@
  *      refuse on its own terms ran before, and nothing with a side effect ran yet, so there is no window in
  *      which a key exists without its task: a racing retry always finds the first attempt's task.
  */
+import { isoAt } from '../../protocol/iso-time.js';
 import { randomUUID } from 'node:crypto';
 import { describeKeyError, keyHash, messageDigest, mintTimeOf, readKey } from '../../idempotency/index.js';
 import {
@@ -177,7 +178,7 @@ async function admitToExistingTask(
       const stored = toWireMessage({ ...message, contextId: cur.task.contextId, taskId: cur.task.id });
       const status = {
         state: 'TASK_STATE_WORKING' as const,
-        timestamp: new Date(cfg.clock.now()).toISOString(),
+        timestamp: isoAt(cfg.clock.now()),
       };
       const task: Task = { ...cur.task, status, history: [...(cur.task.history ?? []), stored] };
       const res = await cfg.store.commit(scope, taskId, {
@@ -264,11 +265,13 @@ async function admitNewTask(
   const taskId = randomUUID();
   const contextId = message.contextId ?? randomUUID();
   // Stored in strict wire form (defaults omitted), so history reads back exactly as ProtoJSON writes it.
-  const stored = toWireMessage({ ...message, contextId, taskId });
+  const stored = toWireMessage(message);
+  stored.contextId = contextId;
+  stored.taskId = taskId;
   const task: Task = {
     id: taskId,
     contextId,
-    status: { state: 'TASK_STATE_SUBMITTED', timestamp: new Date(now).toISOString() },
+    status: { state: 'TASK_STATE_SUBMITTED', timestamp: isoAt(now) },
     history: [stored],
   };
   const res = await cfg.store.createTask(scope, {

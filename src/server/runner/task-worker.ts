@@ -4,6 +4,7 @@
  * worker serialises its own writes). A refused write means the task moved on (cancel, takeover): the worker
  * aborts its signal and the agent's call throws `StaleWriterError` (SEMANTICS §4).
  */
+import { isoAt } from '../../protocol/iso-time.js';
 import { randomUUID } from 'node:crypto';
 import type { Artifact, JsonObject, Message, StreamResponse, Task } from '../../protocol/model.js';
 import { isTerminalState, type TaskState } from '../../protocol/task-state.js';
@@ -56,6 +57,10 @@ export class TaskWorker implements AgentContext {
   /** Tail of the write chain: writes commit in call order even if the agent does not await them. */
   #chain: Promise<unknown> = Promise.resolve();
   #replied = false;
+  #inFlight = 0;
+  readonly #settled = (): void => {
+    this.#inFlight--;
+  };
 
   constructor(init: TaskWorkerInit) {
     this.#store = init.store;
@@ -104,7 +109,7 @@ export class TaskWorker implements AgentContext {
       const status = {
         state,
         ...(message !== undefined ? { message: agentMessage(message, this.taskId, this.contextId) } : {}),
-        timestamp: new Date(this.#clock.now()).toISOString(),
+        timestamp: isoAt(this.#clock.now()),
       };
       const ev = {
         taskId: this.taskId,
@@ -113,7 +118,7 @@ export class TaskWorker implements AgentContext {
         ...(metadata ? { metadata } : {}),
       };
       return { task: applyStatusUpdate(task, ev), event: { statusUpdate: ev } };
-    }).then(() => undefined);
+    });
   }
 
   working(message?: StatusMessageInit): Promise<void> {
@@ -163,13 +168,13 @@ export class TaskWorker implements AgentContext {
         status: {
           state: 'TASK_STATE_COMPLETED',
           message,
-          timestamp: new Date(this.#clock.now()).toISOString(),
+          timestamp: isoAt(this.#clock.now()),
         },
         history: [...(task.history ?? []), message],
       },
       event: { message },
       reply: message,
-    })).then(() => undefined);
+    }));
   }
 
   /** Whether the task is still active (SUBMITTED or WORKING) in this worker's view. */
@@ -180,8 +185,8 @@ export class TaskWorker implements AgentContext {
     return s === 'TASK_STATE_SUBMITTED' || s === 'TASK_STATE_WORKING';
   }
 
-  #write(step: (task: Task) => { task: Task; event: StreamResponse; reply?: Message }): Promise<StoredTask> {
-    const run = async (): Promise<StoredTask> => {
+  #write(step: (task: Task) => { task: Task; event: StreamResponse; reply?: Message }): Promise<void> {
+    const run = async (): Promise<void> => {
       if (this.#aborted) throw new StaleWriterError(this.taskId);
       const cur = this.#current;
       if (cur.kind === 'message' || isTerminalState(cur.task.status.state)) {
@@ -200,10 +205,12 @@ export class TaskWorker implements AgentContext {
         throw new StaleWriterError(this.taskId);
       }
       this.#current = res.record;
-      return res.record;
     };
-    const p = this.#chain.then(run, run);
-    this.#chain = p.catch(() => undefined);
+    // Writes commit in call order. When nothing is in flight the write starts at once (no extra turn of the
+    // microtask queue: this is on every send's path).
+    const p = this.#inFlight === 0 ? run() : this.#chain.then(run, run);
+    this.#inFlight++;
+    this.#chain = p.then(this.#settled, this.#settled);
     return p;
   }
 

@@ -10,9 +10,10 @@ export interface TaskEntry {
   record: StoredTask;
   /** `events[i].seq === i + 1`. */
   readonly events: StoredEvent[];
-  readonly pushConfigs: Map<string, TaskPushNotificationConfig>;
+  /** Created on first use: most tasks never get a push config (an empty Map costs more than the task's fields). */
+  pushConfigs?: Map<string, TaskPushNotificationConfig>;
   /** Wake-ups of `watch` iterators waiting for the next event or the task's removal. */
-  readonly waiters: Set<() => void>;
+  waiters?: Set<() => void>;
 }
 
 /** One scope's tasks and keys. Maps keep insertion order, which the sweeps rely on. */
@@ -36,7 +37,7 @@ export class MemoryPartition {
 
 /** Wakes every waiter of a task (new event, or removal). */
 export function wake(entry: TaskEntry): void {
-  if (entry.waiters.size === 0) return;
+  if (!entry.waiters || entry.waiters.size === 0) return;
   const waiters = [...entry.waiters];
   entry.waiters.clear();
   for (const w of waiters) w();

@@ -7,7 +7,6 @@
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { isTerminalState } from '../../protocol/task-state.js';
 import { systemClock, type Clock } from '../clock.js';
-import { compareNewestFirst, decodePageToken, encodePageToken } from '../page-token.js';
 import type { KeyRecord, StoredEvent, StoredTask } from '../records.js';
 import {
   DEFAULT_TOMBSTONE_TTL_MS,
@@ -30,6 +29,7 @@ import type {
   TaskStore,
   TaskWrite,
 } from '../task-store.js';
+import { pageOfTasks } from './memory-list.js';
 import { MemoryPartition, wake, type TaskEntry } from './memory-partition.js';
 
 /** Options of the in-memory store. */
@@ -122,8 +122,8 @@ export class MemoryTaskStore implements TaskStore {
       createdAt: now,
       updatedAt: now,
     };
-    const entry: TaskEntry = { record, events: [], pushConfigs: new Map(), waiters: new Set() };
-    for (const c of input.pushConfigs ?? []) if (c.id) entry.pushConfigs.set(c.id, c);
+    const entry: TaskEntry = { record, events: [] };
+    for (const c of input.pushConfigs ?? []) if (c.id) (entry.pushConfigs ??= new Map()).set(c.id, c);
     p.tasks.set(input.task.id, entry);
     this.#taskCount++;
     if (claim) this.#putKey(p, claim, input.task.id, now);
@@ -211,37 +211,16 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   listTasks(scope: Scope, query: TaskQuery): Promise<TaskPage> {
-    const p = this.#partition(scope, false);
-    let after: ReturnType<typeof decodePageToken> | undefined;
+    const now = this.#clock.now();
+    const records = [...(this.#partition(scope, false)?.tasks.values() ?? [])]
+      .map((e) => e.record)
+      .filter((r) => r.kind === 'task' && !this.#pastTtl(r, now));
     try {
-      after = query.pageToken === undefined ? undefined : decodePageToken(query.pageToken);
+      return Promise.resolve(pageOfTasks(records, query));
     } catch (err) {
       // A bad token is a rejection like any other store error, never a synchronous throw.
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    const matches: StoredTask[] = [];
-    const now = this.#clock.now();
-    for (const { record } of p?.tasks.values() ?? []) {
-      if (record.kind !== 'task' || this.#pastTtl(record, now)) continue;
-      const t = record.task;
-      if (query.contextId !== undefined && t.contextId !== query.contextId) continue;
-      if (query.status !== undefined && t.status.state !== query.status) continue;
-      if (query.statusTimestampAfter !== undefined && (t.status.timestamp ?? '') < query.statusTimestampAfter)
-        continue;
-      matches.push(record);
-    }
-    const pos = (r: StoredTask) => ({ timestamp: r.task.status.timestamp ?? '', id: r.task.id });
-    matches.sort((a, b) => compareNewestFirst(pos(a), pos(b)));
-    const start = after === undefined ? 0 : matches.findIndex((r) => compareNewestFirst(pos(r), after) > 0);
-    const from = start === -1 ? matches.length : start;
-    const page = matches.slice(from, from + query.pageSize);
-    const last = page[page.length - 1];
-    const more = from + query.pageSize < matches.length;
-    return Promise.resolve({
-      records: page,
-      nextPageToken: more && last ? encodePageToken(pos(last)) : '',
-      totalSize: matches.length,
-    });
   }
 
   commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult> {
@@ -297,7 +276,7 @@ export class MemoryTaskStore implements TaskStore {
           yield entry.events[next++]!;
           if (signal.aborted) return;
         }
-        const waiters = entry.waiters;
+        const waiters = (entry.waiters ??= new Set());
         await new Promise<void>((resolve) => {
           wakeUp = resolve;
           waiters.add(resolve);
@@ -308,8 +287,25 @@ export class MemoryTaskStore implements TaskStore {
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
-      if (wakeUp && entry) entry.waiters.delete(wakeUp);
+      if (wakeUp && entry) entry.waiters?.delete(wakeUp);
     }
+  }
+
+  nextEvents(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): Promise<StoredEvent[]> {
+    const entry = this.#partition(scope, false)?.tasks.get(taskId);
+    const from = Math.max(0, afterSeq);
+    if (!entry || signal.aborted) return Promise.resolve([]);
+    if (entry.events.length > from) return Promise.resolve(entry.events.slice(from));
+    return new Promise((resolve) => {
+      const waiters = (entry.waiters ??= new Set());
+      const done = () => {
+        waiters.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve(entry.events.slice(from));
+      };
+      waiters.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   getKey(scope: Scope, key: string): Promise<KeyRecord | undefined> {
@@ -342,22 +338,24 @@ export class MemoryTaskStore implements TaskStore {
 
   putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {
     const entry = this.#partition(scope, false)?.tasks.get(taskId);
-    if (entry && config.id) entry.pushConfigs.set(config.id, config);
+    if (entry && config.id) (entry.pushConfigs ??= new Map()).set(config.id, config);
     return Promise.resolve();
   }
 
   getPushConfig(scope: Scope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
-    return Promise.resolve(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs.get(id));
+    return Promise.resolve(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs?.get(id));
   }
 
   listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]> {
     return Promise.resolve([
-      ...(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs.values() ?? []),
+      ...(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs?.values() ?? []),
     ]);
   }
 
   deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
-    return Promise.resolve(this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs.delete(id) ?? false);
+    return Promise.resolve(
+      this.#partition(scope, false)?.tasks.get(taskId)?.pushConfigs?.delete(id) ?? false,
+    );
   }
 
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
