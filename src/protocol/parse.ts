@@ -3,6 +3,7 @@
  * (client side, `InvalidAgentResponseError`, -32006). Messages name the offending field paths, e.g.
  * `Invalid parameters: message.parts: at least one part is required` (digest §2.5, §4.1).
  */
+import { fastSendMessageRequest } from './fast-send-request.js';
 import type { z } from 'zod';
 import type { AgentCard } from './agent-card.js';
 import type { A2AMethod } from './constants.js';
@@ -153,6 +154,10 @@ export function parseParams<M extends A2AMethod>(method: M, raw: unknown): Param
     throw new InvalidParamsError(
       `Invalid parameters: params must be a JSON object, got ${describeJson(params)}`,
     );
+  }
+  if (method === 'SendMessage' || method === 'SendStreamingMessage') {
+    const fast = fastSendMessageRequest(params);
+    if (fast) return fast as ParamsOf<M>;
   }
   // The schema looked up for `method` is PARAMS_SCHEMAS[method], whose output PARAMS_TIES proves is ParamsOf<M>.
   return parseWith(schema, params, 'parameters') as ParamsOf<M>;
