@@ -27,9 +27,19 @@ export interface StoreCapabilities {
 export interface KeyClaim {
   readonly key: string;
   readonly messageId: string;
-  readonly digest: string;
+  /**
+   * Digest of the claiming message, or a function computing it: it is read only when a later send presents the
+   * same key, so a store that keeps records in memory may defer it; stores that persist it call it at once
+   * (`claimDigest`).
+   */
+  readonly digest: string | (() => string);
   /** Epoch ms from which the key may expire (it never expires while its task exists). */
   readonly expiresAt: number;
+}
+
+/** The digest of a claim, computing it if it was deferred. */
+export function claimDigest(claim: KeyClaim): string {
+  return typeof claim.digest === 'string' ? claim.digest : claim.digest();
 }
 
 /** Input of `createTask`. */

@@ -252,7 +252,6 @@ async function admitNewTask(
   inlinePushConfig: TaskPushNotificationConfig | undefined,
 ): Promise<Admission> {
   const now = cfg.clock.now();
-  const digest = key !== undefined ? messageDigest(message) : '';
   if (key !== undefined && cfg.expiredKeys === 'refuse') {
     // A key whose mint time says it is older than the TTL is expired even if the store forgot it (SEMANTICS §2
     // "age still known"), unless the store still holds it live (then it replays below).
@@ -278,7 +277,12 @@ async function admitNewTask(
     task,
     ...(key !== undefined
       ? {
-          claim: { key, messageId: message.messageId, digest, expiresAt: now + cfg.keyTtlMs },
+          claim: {
+            key,
+            messageId: message.messageId,
+            digest: () => messageDigest(message),
+            expiresAt: now + cfg.keyTtlMs,
+          },
           maxKeysPerTenant: cfg.maxKeysPerTenant,
           onExpiredKey: cfg.expiredKeys === 'refuse' ? ('refuse' as const) : ('replace' as const),
         }
@@ -290,7 +294,7 @@ async function admitNewTask(
       return { kind: 'created', scope, record: res.record, message: stored };
     case 'held': {
       if (res.key.messageId !== message.messageId) throw reused(res.key.messageId);
-      if (res.key.digest !== digest) {
+      if (res.key.digest !== messageDigest(message)) {
         throw new IdempotencyKeyReusedError({
           message: `Idempotency key was already used for message ${message.messageId} with different content`,
           metadata: { heldByMessageId: res.key.messageId },

@@ -176,15 +176,18 @@ export class MemoryTaskStore implements TaskStore {
 
   /** Writes a live key pointing at `taskId`; call only after `#refuseClaim` said yes, in the same tick. */
   #putKey(p: MemoryPartition, claim: KeyClaim, taskId: string, now: number): KeyRecord {
-    const record: KeyRecord = {
+    const base = {
       key: claim.key,
       messageId: claim.messageId,
-      digest: claim.digest,
       taskId,
       createdAt: now,
       expiresAt: claim.expiresAt,
-      tombstone: false,
     };
+    const digest = claim.digest;
+    // A deferred digest is computed the first time a retry needs it, not on every claim (SHA-256 of canonical
+    // JSON is the costliest part of a keyed send, and most keys are never presented twice).
+    const record: KeyRecord =
+      typeof digest === 'string' ? { ...base, digest, tombstone: false } : lazyDigestRecord(base, digest);
     p.keys.set(claim.key, record);
     this.#countKey(p.tenant, 1);
     return record;
@@ -473,4 +476,16 @@ export class MemoryTaskStore implements TaskStore {
     if (n <= 0) this.#keysPerTenant.delete(tenant);
     else this.#keysPerTenant.set(tenant, n);
   }
+}
+
+/** A key record whose digest is computed on first read, then kept. */
+function lazyDigestRecord(base: Omit<KeyRecord, 'digest' | 'tombstone'>, compute: () => string): KeyRecord {
+  let digest: string | undefined;
+  return {
+    ...base,
+    tombstone: false,
+    get digest() {
+      return (digest ??= compute());
+    },
+  };
 }

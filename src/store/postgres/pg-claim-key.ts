@@ -11,7 +11,7 @@ import type { KeyRecord } from '../records.js';
 import type { Scope } from '../scope.js';
 import { isKeyLive, toInt, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
-import type { ClaimKeyResult, KeyClaim, KeyClaimPolicy } from '../task-store.js';
+import { claimDigest, type ClaimKeyResult, type KeyClaim, type KeyClaimPolicy } from '../task-store.js';
 import type { PgClientLike } from './pg-pool-like.js';
 import type { PgStatements } from './pg-statements.js';
 
@@ -70,10 +70,11 @@ export async function claimKeyPg(
       const { rows } = await c.query(sql.countTenantKeys, [scope.tenant]);
       if (toInt(rows[0]?.n) >= policy.maxKeysPerTenant) return { outcome: 'capacity' };
     }
+    const digest = claimDigest(claim);
     const ins = await c.query(sql.insertKey, [
       ...keyArgs,
       claim.messageId,
-      claim.digest,
+      digest,
       taskId,
       now,
       claim.expiresAt,
@@ -82,7 +83,7 @@ export async function claimKeyPg(
       const key: KeyRecord = {
         key: claim.key,
         messageId: claim.messageId,
-        digest: claim.digest,
+        digest,
         taskId,
         createdAt: now,
         expiresAt: claim.expiresAt,

@@ -7,7 +7,7 @@ import type { Statement } from 'better-sqlite3';
 import type { KeyRecord } from '../records.js';
 import type { Scope } from '../scope.js';
 import { isKeyLive, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
-import type { ClaimKeyResult, KeyClaim, KeyClaimPolicy } from '../task-store.js';
+import { claimDigest, type ClaimKeyResult, type KeyClaim, type KeyClaimPolicy } from '../task-store.js';
 import { SQL } from './sqlite-statements.js';
 
 /**
@@ -44,7 +44,7 @@ export function claimKeyTx(
   const key: KeyRecord = {
     key: claim.key,
     messageId: claim.messageId,
-    digest: claim.digest,
+    digest: claimDigest(claim),
     taskId,
     createdAt: now,
     expiresAt: claim.expiresAt,
