@@ -7,6 +7,7 @@
  * `held`. A key that must be changed (expired into a tombstone, or replaced) is re-read `FOR UPDATE` first, so two
  * replicas cannot both replace it.
  */
+import type { KeyCountCache } from '../sql/key-count-cache.js';
 import type { KeyRecord } from '../records.js';
 import type { Scope } from '../scope.js';
 import { isKeyLive, toInt, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
@@ -25,6 +26,8 @@ export interface PgClaimContext {
   readonly c: PgClientLike;
   readonly sql: PgStatements;
   readonly schema: string;
+  /** Spares the per-claim COUNT(*) of a tenant's keys while the cap is far away. */
+  readonly counts?: KeyCountCache;
 }
 
 /**
@@ -66,10 +69,14 @@ export async function claimKeyPg(
       // Replace: we hold the row lock, so our delete + insert is the only claim that can land on this key.
       await c.query(sql.deleteKey, keyArgs);
     }
-    if (policy.maxKeysPerTenant !== undefined) {
+    const max = policy.maxKeysPerTenant;
+    if (max !== undefined && !ctx.counts?.clearlyBelow(scope.tenant, max, now)) {
       const { rows } = await c.query(sql.countTenantKeys, [scope.tenant]);
-      if (toInt(rows[0]?.n) >= policy.maxKeysPerTenant) return { outcome: 'capacity' };
+      const n = toInt(rows[0]?.n);
+      ctx.counts?.counted(scope.tenant, n, now);
+      if (n >= max) return { outcome: 'capacity' };
     }
+    ctx.counts?.claimed(scope.tenant);
     const digest = claimDigest(claim);
     const ins = await c.query(sql.insertKey, [
       ...keyArgs,

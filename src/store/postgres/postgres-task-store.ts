@@ -5,6 +5,7 @@
  * inserted in the same transaction. Timestamps come from the store's `Clock`, not the database's, so replicas
  * need roughly synchronised clocks (NTP); only TTLs and retention read them, never the dedup decision itself.
  */
+import { KeyCountCache } from '../sql/key-count-cache.js';
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodePageToken } from '../page-token.js';
@@ -74,6 +75,8 @@ export class PostgresTaskStore implements TaskStore {
   readonly #sql: PgStatements;
   readonly #clock: Clock;
   readonly #pollIntervalMs: number;
+  /** Spares the per-claim COUNT(*) of a tenant's keys while the cap is far away. */
+  readonly #keyCounts = new KeyCountCache();
   readonly #tombstoneTtlMs: number;
   readonly #closePool: boolean;
   readonly #notifier = new EventNotifier();
@@ -107,7 +110,12 @@ export class PostgresTaskStore implements TaskStore {
   createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
     const now = this.#clock.now();
     return inTransaction(this.#pool, (c) =>
-      createTaskPg({ c, sql: this.#sql, schema: this.#tables.schema }, scope, input, now),
+      createTaskPg(
+        { c, sql: this.#sql, schema: this.#tables.schema, counts: this.#keyCounts },
+        scope,
+        input,
+        now,
+      ),
     );
   }
 
@@ -115,7 +123,7 @@ export class PostgresTaskStore implements TaskStore {
     const now = this.#clock.now();
     return inTransaction(this.#pool, (c) =>
       claimKeyPg(
-        { c, sql: this.#sql, schema: this.#tables.schema },
+        { c, sql: this.#sql, schema: this.#tables.schema, counts: this.#keyCounts },
         scope,
         input.claim,
         input.taskId,

@@ -8,6 +8,7 @@ import type { KeyRecord } from '../records.js';
 import type { Scope } from '../scope.js';
 import { isKeyLive, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
 import { claimDigest, type ClaimKeyResult, type KeyClaim, type KeyClaimPolicy } from '../task-store.js';
+import type { KeyCountCache } from '../sql/key-count-cache.js';
 import { SQL } from './sqlite-statements.js';
 
 /**
@@ -21,6 +22,7 @@ export function claimKeyTx(
   taskId: string,
   policy: KeyClaimPolicy,
   now: number,
+  counts?: KeyCountCache,
 ): ClaimKeyResult {
   const keyArgs = { ...scope, key: claim.key };
   const row = stmt(SQL.selectKey).get(keyArgs) as KeyRow | undefined;
@@ -37,10 +39,12 @@ export function claimKeyTx(
     stmt(SQL.deleteKey).run(keyArgs);
   }
   const max = policy.maxKeysPerTenant;
-  if (max !== undefined) {
+  if (max !== undefined && !counts?.clearlyBelow(scope.tenant, max, now)) {
     const { n } = stmt(SQL.countTenantKeys).get({ tenant: scope.tenant }) as { n: number };
+    counts?.counted(scope.tenant, n, now);
     if (n >= max) return { outcome: 'capacity' };
   }
+  counts?.claimed(scope.tenant);
   const key: KeyRecord = {
     key: claim.key,
     messageId: claim.messageId,

@@ -9,6 +9,7 @@ import { deriveColumns } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.js';
 import { claimKeyTx } from './sqlite-claim-key.js';
+import type { KeyCountCache } from '../sql/key-count-cache.js';
 import { SQL } from './sqlite-statements.js';
 
 /** Runs the claim + create; call only inside an IMMEDIATE transaction. */
@@ -17,11 +18,12 @@ export function createTaskTx(
   scope: Scope,
   input: CreateTaskInput,
   now: number,
+  counts?: KeyCountCache,
 ): CreateTaskResult {
   const taskId = input.task.id;
   if (input.claim) {
     // The key goes first: if the task insert then fails, the transaction rolls the claim back with it.
-    const claimed = claimKeyTx(stmt, scope, input.claim, taskId, input, now);
+    const claimed = claimKeyTx(stmt, scope, input.claim, taskId, input, now, counts);
     if (claimed.outcome !== 'claimed') return claimed;
   }
   const d = deriveColumns(input.task, 'task');

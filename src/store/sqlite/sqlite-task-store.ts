@@ -42,6 +42,7 @@ import type {
 import { migrateSqlite } from './sqlite-migrate.js';
 import { purgeBatch, purgeRemains } from './sqlite-purge.js';
 import { SQL } from './sqlite-statements.js';
+import { KeyCountCache } from '../sql/key-count-cache.js';
 import { claimKeyTx } from './sqlite-claim-key.js';
 import { createTaskTx } from './sqlite-create-task.js';
 
@@ -72,6 +73,8 @@ export class SqliteTaskStore implements TaskStore {
   readonly #ownsDb: boolean;
   readonly #clock: Clock;
   readonly #pollIntervalMs: number;
+  /** Spares the per-claim COUNT(*) of a tenant's keys while the cap is far away. */
+  readonly #keyCounts = new KeyCountCache();
   readonly #tombstoneTtlMs: number;
   readonly #statements = new Map<string, Statement>();
   readonly #notifier = new EventNotifier();
@@ -133,13 +136,13 @@ export class SqliteTaskStore implements TaskStore {
 
   createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
     const now = this.#clock.now();
-    return this.#write(() => createTaskTx((sql) => this.#stmt(sql), scope, input, now));
+    return this.#write(() => createTaskTx((sql) => this.#stmt(sql), scope, input, now, this.#keyCounts));
   }
 
   claimKey(scope: Scope, input: ClaimKeyInput): Promise<ClaimKeyResult> {
     const now = this.#clock.now();
     return this.#write(() =>
-      claimKeyTx((sql) => this.#stmt(sql), scope, input.claim, input.taskId, input, now),
+      claimKeyTx((sql) => this.#stmt(sql), scope, input.claim, input.taskId, input, now, this.#keyCounts),
     );
   }
 
