@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 /**
  * Shared helpers of the duplicate-safety suite (issue 3): wire builders for JSON-RPC and REST sends (unary and
  * streaming), error extraction into one shape for both bindings, an SSE reader, a scripted agent that counts its
@@ -824,3 +825,19 @@ export async function stillPending(p: Promise<unknown>, ms: number): Promise<boo
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
+
+/**
+ * A `makeServer` whose servers are all closed after each test of the calling `describe` block. Call it inside
+ * the block: it registers the `afterEach`.
+ */
+export function serversClosedAfterEach(): (o?: MakeServerOptions) => TestServer {
+  const servers: TestServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return (o: MakeServerOptions = {}) => {
+    const s = makeServer(o);
+    servers.push(s);
+    return s;
+  };
+}

@@ -4,7 +4,7 @@
  * (TASK_NOT_FOUND after a purge), a key that never expires before its task, and the per-tenant cap
  * (503 + Retry-After; JSON-RPC -32603 IDEMPOTENCY_CAPACITY) with nothing run. Over JSON-RPC and REST.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mintKey } from '../../../src/idempotency/index.js';
 import { resolveServerOptions } from '../../../src/server/options.js';
 import { ManualClock } from '../../../src/store/clock.js';
@@ -21,13 +21,12 @@ import {
   freshKey,
   getTask,
   keyedMessage,
-  makeServer,
   refusalShape,
   send,
   taskOf,
   userMessage,
   type Binding,
-  type TestServer,
+  serversClosedAfterEach,
 } from './helpers.js';
 
 describe('defaults', () => {
@@ -40,15 +39,7 @@ describe('defaults', () => {
 });
 
 describe.each(BINDINGS)('key lifetime over %s (ManualClock)', (binding: Binding) => {
-  const servers: TestServer[] = [];
-  const server = (o: Parameters<typeof makeServer>[0] = {}) => {
-    const s = makeServer(o);
-    servers.push(s);
-    return s;
-  };
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
+  const server = serversClosedAfterEach();
 
   it('default TTL is 24 h: a key whose task was purged is TASK_NOT_FOUND until 24 h, EXPIRED from then on', async () => {
     const t = server();

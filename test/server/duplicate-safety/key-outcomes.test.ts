@@ -35,6 +35,7 @@ import {
   withTimeout,
   type Binding,
   type TestServer,
+  serversClosedAfterEach,
 } from './helpers.js';
 
 describe.each(BINDINGS)('SEMANTICS §2 keyed send outcomes over %s', (binding: Binding) => {
@@ -280,15 +281,7 @@ describe.each(BINDINGS)('SEMANTICS §2 outcomes that need server options, over %
 });
 
 describe.each(BINDINGS)('claim placement over %s (SEMANTICS §2 "Claim placement")', (binding: Binding) => {
-  const servers: TestServer[] = [];
-  const server = (o: Parameters<typeof makeServer>[0] = {}) => {
-    const s = makeServer(o);
-    servers.push(s);
-    return s;
-  };
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
+  const server = serversClosedAfterEach();
 
   it('a send refused by the push-config check does not claim its key; the retry without it runs', async () => {
     const t = server();

@@ -4,7 +4,7 @@
  * then the live events, and ends when the original stream would. A retry racing the first attempt's task
  * creation still gets that task. Over JSON-RPC and REST.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { localCallContext } from '../../../src/server/call-context.js';
 import type { Scope } from '../../../src/store/scope.js';
 import type { CreateTaskInput, CreateTaskResult } from '../../../src/store/task-store.js';
@@ -13,7 +13,6 @@ import {
   DelegatingStore,
   eventLabels,
   keyedMessage,
-  makeServer,
   openStream,
   send,
   stillPending,
@@ -26,6 +25,7 @@ import {
   type SseStream,
   type StreamFrame,
   type TestServer,
+  serversClosedAfterEach,
 } from './helpers.js';
 
 function events(frames: readonly StreamFrame[]) {
@@ -42,15 +42,7 @@ async function streamOf(t: TestServer, binding: Binding, message: unknown): Prom
 }
 
 describe.each(BINDINGS)('replay modes over %s', (binding: Binding) => {
-  const servers: TestServer[] = [];
-  const server = (o: Parameters<typeof makeServer>[0] = {}) => {
-    const s = makeServer(o);
-    servers.push(s);
-    return s;
-  };
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
+  const server = serversClosedAfterEach();
 
   it('a blocking retry waits for the task like the first call would, then returns it', async () => {
     const t = server();
