@@ -16,16 +16,13 @@ import {
   statusFailure,
   tryParseJson,
 } from './http-exchange.js';
+import { isPlainRecord } from '../protocol/schemas/lenient.js';
 import { sseEvents } from './sse-body.js';
 import type { AttemptContext, RawStream, StreamOperation, Transport, UnaryOperation } from './transport.js';
 import { TransportError } from './transport-error.js';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function asRpcError(value: unknown): JsonRpcErrorObject | undefined {
-  if (!isRecord(value) || !isRecord(value.error)) return undefined;
+  if (!isPlainRecord(value) || !isPlainRecord(value.error)) return undefined;
   const e = value.error;
   return {
     code: typeof e.code === 'number' ? e.code : -32603,
@@ -87,7 +84,7 @@ export class JsonRpcTransport implements Transport {
     const refused = statusFailure(res, a2aError);
     if (refused !== undefined) throw refused;
     if (a2aError !== undefined) throw a2aError;
-    if (isRecord(json) && 'result' in json) return json.result;
+    if (isPlainRecord(json) && 'result' in json) return json.result;
     if (res.status === 401) throw new UnauthenticatedError();
     if (res.status >= 500 || (res.ok && json === undefined)) {
       // The peer (or something in front of it) failed without a JSON-RPC answer: it may have run the call.
@@ -113,7 +110,7 @@ export class JsonRpcTransport implements Transport {
       }
       const rpcError = asRpcError(json);
       if (rpcError !== undefined) throw fromJsonRpcError(rpcError);
-      if (!isRecord(json) || !('result' in json))
+      if (!isPlainRecord(json) || !('result' in json))
         throw new InvalidAgentResponseError('a stream event without result');
       yield json.result;
     }

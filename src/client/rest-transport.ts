@@ -17,17 +17,14 @@ import {
 } from './http-exchange.js';
 import { secondsOf } from './jsonrpc-transport.js';
 import { restRoute } from './rest-routes.js';
+import { isPlainRecord } from '../protocol/schemas/lenient.js';
 import { sseEvents } from './sse-body.js';
 import type { AttemptContext, RawStream, StreamOperation, Transport, UnaryOperation } from './transport.js';
 import { TransportError } from './transport-error.js';
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Whether a body is a `google.rpc.Status` error with A2A details (a definite answer even on a 5xx). */
 function hasErrorInfo(body: unknown): boolean {
-  return isRecord(body) && isRecord(body.error) && Array.isArray(body.error.details);
+  return isPlainRecord(body) && isPlainRecord(body.error) && Array.isArray(body.error.details);
 }
 
 /** An HTTP+JSON transport for one interface. */
@@ -116,7 +113,7 @@ export class RestTransport implements Transport {
           httpStatus: res.status,
         });
       }
-      if (isRecord(json) && isRecord(json.error)) {
+      if (isPlainRecord(json) && isPlainRecord(json.error)) {
         const code = typeof json.error.code === 'number' ? json.error.code : 500;
         throw fromRestError(code, json);
       }
