@@ -216,7 +216,13 @@ async function measureOnce(target, opts) {
       keyed: !!target.keyed,
       check: target.check,
     });
-    r.otherCpu = otherCpu(before, cpuSnapshot(server.child.pid), r.loadCpuSeconds);
+    const after = cpuSnapshot(server.child.pid);
+    r.otherCpu = otherCpu(before, after, r.loadCpuSeconds);
+    // Cores used by the server and by the load generator, over warm-up + measurement: a server below ~0.95 was
+    // not the bottleneck (the load generator or the network was), so its req/s understates it.
+    const wall = before && after ? (after.at - before.at) / 1000 : NaN;
+    r.serverCpu = before && after ? (after.server - before.server) / wall : NaN;
+    r.loadCpu = r.loadCpuSeconds / wall;
     if (server.child.exitCode !== null)
       r.failures.push({ reason: 'server exited', count: 1, sample: server.stderr() });
     return r;
