@@ -1,7 +1,7 @@
 /**
  * Turns the shorthand an agent passes (`'text'`, parts, a partial message) into a full agent Message.
  */
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../../protocol/uuid.js';
 import type { Message } from '../../protocol/model.js';
 import type { StatusMessageInit } from '../agent-executor.js';
 
@@ -15,7 +15,7 @@ export function agentMessage(
     typeof init === 'string' ? { parts: [{ text: init }] } : Array.isArray(init) ? { parts: init } : init;
   return {
     ...base,
-    messageId: base.messageId ?? randomUUID(),
+    messageId: base.messageId ?? newUuid(),
     role: 'ROLE_AGENT',
     parts: base.parts ?? [],
     contextId,

@@ -5,7 +5,7 @@
  * aborts its signal and the agent's call throws `StaleWriterError` (SEMANTICS §4).
  */
 import { isoAt } from '../../protocol/iso-time.js';
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../../protocol/uuid.js';
 import type { Artifact, JsonObject, Message, StreamResponse, Task } from '../../protocol/model.js';
 import { isTerminalState, type TaskState } from '../../protocol/task-state.js';
 import { toWireArtifact } from '../../protocol/wire-write.js';
@@ -141,7 +141,7 @@ export class TaskWorker implements AgentContext {
   }
 
   artifact(init: ArtifactInit, options: ArtifactChunkOptions = {}): Promise<Artifact> {
-    const artifact: Artifact = toWireArtifact({ ...init, artifactId: init.artifactId ?? randomUUID() });
+    const artifact: Artifact = toWireArtifact({ ...init, artifactId: init.artifactId ?? newUuid() });
     return this.#write((task) => {
       const ev = {
         taskId: this.taskId,
