@@ -63,14 +63,14 @@ export async function waitFor(
   // the loop after an event needs no abort: the watch is then suspended at its yield and `return()` ends it.
   const deadline = deadlineSignal(timeoutMs);
   const stop = signal ? AbortSignal.any([deadline, signal]) : deadline;
-  if (store.nextEvents) {
-    // In-process fast path: one promise per wake-up instead of an async iterator.
+  if (store.nextRecord) {
+    // In-process fast path: one promise per wake-up, and the record itself rather than events.
     let seq = record.seq;
     for (;;) {
-      const events = await store.nextEvents(scope, record.task.id, seq, stop);
-      if (events.length === 0) break;
-      if (goal === 'first-event' || events.some((e) => settles(e.event))) break;
-      seq = events[events.length - 1]!.seq;
+      const latest = await store.nextRecord(scope, record.task.id, seq, stop);
+      if (!latest) break;
+      if (isSettled(latest) || (goal === 'first-event' && latest.seq > record.seq)) return latest;
+      seq = latest.seq;
     }
   } else {
     for await (const { event } of store.watch(scope, record.task.id, record.seq, stop)) {

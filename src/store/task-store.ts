@@ -180,12 +180,18 @@ export interface TaskStore {
   watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent>;
 
   /**
-   * Optional fast path for followers in this process: resolves with the events after `afterSeq` as soon as there
-   * is at least one (at once if there already are), or with `[]` when `signal` aborts or the task is gone. The
-   * server's blocking waits use it when present and `watch` otherwise; a store that cannot wake in-process
-   * waiters should leave it out.
+   * Optional fast path for blocking waits in this process: resolves with the task's record as soon as its `seq`
+   * is past `afterSeq` (at once if it already is), or with `undefined` when `signal` aborts or the task is gone.
+   * A blocking wait only needs the latest record, not the events, so this lets a store wake waiters without
+   * building events for them. The server uses it when present and `watch` otherwise; a store that cannot wake
+   * in-process waiters should leave it out.
    */
-  nextEvents?(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): Promise<StoredEvent[]>;
+  nextRecord?(
+    scope: Scope,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+  ): Promise<StoredTask | undefined>;
 
   /** The key record, if the key was ever claimed in this scope and not yet purged. */
   getKey(scope: Scope, key: string): Promise<KeyRecord | undefined>;

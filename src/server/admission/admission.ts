@@ -9,7 +9,7 @@
  *      which a key exists without its task: a racing retry always finds the first attempt's task.
  */
 import { isoAt } from '../../protocol/iso-time.js';
-import { randomUUID } from 'node:crypto';
+import { newUuid } from '../../protocol/uuid.js';
 import { describeKeyError, keyHash, messageDigest, mintTimeOf, readKey } from '../../idempotency/index.js';
 import {
   A2AError,
@@ -261,10 +261,11 @@ async function admitNewTask(
       if (!held || held.tombstone) throw expired();
     }
   }
-  const taskId = randomUUID();
-  const contextId = message.contextId ?? randomUUID();
+  const taskId = newUuid();
+  const contextId = message.contextId ?? newUuid();
   // Stored in strict wire form (defaults omitted), so history reads back exactly as ProtoJSON writes it.
   const stored = toWireMessage(message);
+  const sentContextId = message.contextId;
   stored.contextId = contextId;
   stored.taskId = taskId;
   const task: Task = {
@@ -280,7 +281,9 @@ async function admitNewTask(
           claim: {
             key,
             messageId: message.messageId,
-            digest: () => messageDigest(message),
+            // Deferred, and computed from the stored copy (already kept in the task's history) rather than
+            // `message`, so a key that is never retried keeps no second copy of its message alive.
+            digest: () => messageDigest({ ...stored, contextId: sentContextId, taskId: undefined }),
             expiresAt: now + cfg.keyTtlMs,
           },
           maxKeysPerTenant: cfg.maxKeysPerTenant,
@@ -294,7 +297,8 @@ async function admitNewTask(
       return { kind: 'created', scope, record: res.record, message: stored };
     case 'held': {
       if (res.key.messageId !== message.messageId) throw reused(res.key.messageId);
-      if (res.key.digest !== messageDigest(message)) {
+      // Digested in stored form, as the claim was (see above), so both sides are written the same way.
+      if (res.key.digest !== messageDigest(toWireMessage(message))) {
         throw new IdempotencyKeyReusedError({
           message: `Idempotency key was already used for message ${message.messageId} with different content`,
           metadata: { heldByMessageId: res.key.messageId },

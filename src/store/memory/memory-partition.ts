@@ -3,17 +3,30 @@
  * the scope's idempotency keys. Kept apart from the store so the store file reads as the contract.
  */
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
-import type { KeyRecord, StoredEvent, StoredTask } from '../records.js';
+import type { KeyRecord, StoredTask } from '../records.js';
+import type { LogEntry } from './memory-event-log.js';
+import type { Queued } from './terminal-queue.js';
 
-/** One task and what hangs off it. */
-export interface TaskEntry {
-  record: StoredTask;
-  /** `events[i].seq === i + 1`. */
-  readonly events: StoredEvent[];
+/**
+ * One task and what hangs off it. A class, so every entry has one shape from the start (fields added later to
+ * an object literal would give entries several hidden classes).
+ */
+export class TaskEntry implements Queued<TaskEntry> {
+  /** The event log in compact form (`memory-event-log.ts`); `events[i]` has seq i + 1. */
+  readonly events: LogEntry[] = [];
   /** Created on first use: most tasks never get a push config (an empty Map costs more than the task's fields). */
-  pushConfigs?: Map<string, TaskPushNotificationConfig>;
-  /** Wake-ups of `watch` iterators waiting for the next event or the task's removal. */
-  waiters?: Set<() => void>;
+  pushConfigs: Map<string, TaskPushNotificationConfig> | undefined = undefined;
+  /** Wake-ups of `watch` iterators and blocking waits waiting for the next event or the task's removal. */
+  waiters: Set<() => void> | undefined = undefined;
+  /** Links of the store's queue of finished tasks (`terminal-queue.ts`). */
+  older: TaskEntry | undefined = undefined;
+  newer: TaskEntry | undefined = undefined;
+  queued = false;
+
+  constructor(
+    public record: StoredTask,
+    readonly partition: MemoryPartition,
+  ) {}
 }
 
 /** One scope's tasks and keys. Maps keep insertion order, which the sweeps rely on. */
@@ -37,8 +50,10 @@ export class MemoryPartition {
 
 /** Wakes every waiter of a task (new event, or removal). */
 export function wake(entry: TaskEntry): void {
-  if (!entry.waiters || entry.waiters.size === 0) return;
-  const waiters = [...entry.waiters];
-  entry.waiters.clear();
+  const waiters = entry.waiters;
+  if (!waiters) return;
+  // Dropped, not cleared: a finished task is kept for hours, and an empty Set per task is most of a small
+  // task's retained size. A waiter that deletes itself later deletes from this detached set, harmlessly.
+  entry.waiters = undefined;
   for (const w of waiters) w();
 }

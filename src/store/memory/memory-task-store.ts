@@ -29,8 +29,11 @@ import type {
   TaskStore,
   TaskWrite,
 } from '../task-store.js';
+import { keyRecordWith, LazyDigestKeyRecord } from './lazy-key-record.js';
+import { eventsAfter, fromLogEntry, toLogEntry } from './memory-event-log.js';
 import { pageOfTasks } from './memory-list.js';
-import { MemoryPartition, wake, type TaskEntry } from './memory-partition.js';
+import { MemoryPartition, TaskEntry, wake } from './memory-partition.js';
+import { TerminalQueue } from './terminal-queue.js';
 
 /** Options of the in-memory store. */
 export interface MemoryTaskStoreOptions {
@@ -61,8 +64,8 @@ export class MemoryTaskStore implements TaskStore {
   readonly #partitions = new Map<string, MemoryPartition>();
   /** Keys held per tenant (live + tombstones), for the per-tenant cap. */
   readonly #keysPerTenant = new Map<string, number>();
-  /** Terminal tasks in the order they finished: eviction and TTL take from the front. */
-  readonly #terminalOrder = new Map<TaskEntry, MemoryPartition>();
+  /** Terminal tasks in the order they finished: eviction and TTL take the oldest. */
+  readonly #terminalOrder = new TerminalQueue<TaskEntry>();
   #taskCount = 0;
   #createsSinceSweep = 0;
 
@@ -122,7 +125,7 @@ export class MemoryTaskStore implements TaskStore {
       createdAt: now,
       updatedAt: now,
     };
-    const entry: TaskEntry = { record, events: [] };
+    const entry = new TaskEntry(record, p);
     for (const c of input.pushConfigs ?? []) if (c.id) (entry.pushConfigs ??= new Map()).set(c.id, c);
     p.tasks.set(input.task.id, entry);
     this.#taskCount++;
@@ -176,18 +179,19 @@ export class MemoryTaskStore implements TaskStore {
 
   /** Writes a live key pointing at `taskId`; call only after `#refuseClaim` said yes, in the same tick. */
   #putKey(p: MemoryPartition, claim: KeyClaim, taskId: string, now: number): KeyRecord {
-    const base = {
-      key: claim.key,
-      messageId: claim.messageId,
-      taskId,
-      createdAt: now,
-      expiresAt: claim.expiresAt,
-    };
     const digest = claim.digest;
-    // A deferred digest is computed the first time a retry needs it, not on every claim (SHA-256 of canonical
-    // JSON is the costliest part of a keyed send, and most keys are never presented twice).
     const record: KeyRecord =
-      typeof digest === 'string' ? { ...base, digest, tombstone: false } : lazyDigestRecord(base, digest);
+      typeof digest === 'string'
+        ? {
+            key: claim.key,
+            messageId: claim.messageId,
+            digest,
+            taskId,
+            createdAt: now,
+            expiresAt: claim.expiresAt,
+            tombstone: false,
+          }
+        : new LazyDigestKeyRecord(claim.key, claim.messageId, taskId, now, claim.expiresAt, digest);
     p.keys.set(claim.key, record);
     this.#countKey(p.tenant, 1);
     return record;
@@ -234,7 +238,10 @@ export class MemoryTaskStore implements TaskStore {
       return Promise.resolve({ ok: false, current: cur });
     }
     let seq = cur.seq;
-    for (const event of write.events) entry.events.push({ seq: ++seq, event });
+    for (const event of write.events) {
+      entry.events.push(toLogEntry(event, write.task));
+      seq++;
+    }
     const record: StoredTask = {
       task: write.task,
       kind: write.reply ? 'message' : cur.kind,
@@ -245,18 +252,14 @@ export class MemoryTaskStore implements TaskStore {
       updatedAt: this.#clock.now(),
     };
     entry.record = record;
-    const p = this.#partition(scope, true);
-    if (isTerminalState(write.task.status.state) || write.reply) {
-      this.#terminalOrder.delete(entry);
-      this.#terminalOrder.set(entry, p);
-    }
+    if (isTerminalState(write.task.status.state) || write.reply) this.#terminalOrder.push(entry);
     wake(entry);
     return Promise.resolve({ ok: true, record });
   }
 
   readEvents(scope: Scope, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
     const entry = this.#partition(scope, false)?.tasks.get(taskId);
-    return Promise.resolve(entry ? entry.events.slice(Math.max(0, afterSeq)) : []);
+    return Promise.resolve(entry ? eventsAfter(entry.events, entry.record.task, afterSeq) : []);
   }
 
   async *watch(
@@ -276,7 +279,8 @@ export class MemoryTaskStore implements TaskStore {
         entry = this.#partition(scope, false)?.tasks.get(taskId);
         if (!entry) return;
         while (next < entry.events.length) {
-          yield entry.events[next++]!;
+          const event = fromLogEntry(entry.events[next]!, entry.record.task);
+          yield { seq: ++next, event };
           if (signal.aborted) return;
         }
         const waiters = (entry.waiters ??= new Set());
@@ -294,17 +298,23 @@ export class MemoryTaskStore implements TaskStore {
     }
   }
 
-  nextEvents(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): Promise<StoredEvent[]> {
+  nextRecord(
+    scope: Scope,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+  ): Promise<StoredTask | undefined> {
     const entry = this.#partition(scope, false)?.tasks.get(taskId);
-    const from = Math.max(0, afterSeq);
-    if (!entry || signal.aborted) return Promise.resolve([]);
-    if (entry.events.length > from) return Promise.resolve(entry.events.slice(from));
+    if (!entry || signal.aborted) return Promise.resolve(undefined);
+    if (entry.record.seq > afterSeq) return Promise.resolve(entry.record);
     return new Promise((resolve) => {
       const waiters = (entry.waiters ??= new Set());
       const done = () => {
         waiters.delete(done);
         signal.removeEventListener('abort', done);
-        resolve(entry.events.slice(from));
+        // Woken by a commit (a newer record), by the task's removal, or by the abort.
+        const gone = this.#partition(scope, false)?.tasks.get(taskId) !== entry;
+        resolve(gone || signal.aborted ? undefined : entry.record);
       };
       waiters.add(done);
       signal.addEventListener('abort', done, { once: true });
@@ -431,9 +441,9 @@ export class MemoryTaskStore implements TaskStore {
   /** Bounded, amortised housekeeping: terminal TTL, key expiry, tombstone expiry. */
   #sweep(now: number, budget: number, keep?: MemoryPartition): void {
     let left = budget;
-    for (const [entry, p] of this.#terminalOrder) {
+    for (let entry = this.#terminalOrder.oldest; entry; entry = this.#terminalOrder.oldest) {
       if (left-- <= 0 || now - entry.record.updatedAt < this.#terminalTtlMs) break;
-      this.#removeTask(p, entry.record.task.id, entry);
+      this.#removeTask(entry.partition, entry.record.task.id, entry);
     }
     for (const p of [...this.#partitions.values()]) {
       for (const k of p.keys.values()) {
@@ -451,24 +461,24 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   #evictOldestTerminal(): boolean {
-    for (const [entry, p] of this.#terminalOrder) {
-      this.#removeTask(p, entry.record.task.id, entry);
-      return true;
-    }
-    return false;
+    const entry = this.#terminalOrder.oldest;
+    if (!entry) return false;
+    this.#removeTask(entry.partition, entry.record.task.id, entry);
+    return true;
   }
 
   #removeTask(p: MemoryPartition, id: string, entry: TaskEntry): void {
+    // Out of the queue first, even for an entry no longer mapped, so eviction and sweeps always make progress.
+    this.#terminalOrder.remove(entry);
     if (p.tasks.get(id) !== entry) return;
     p.tasks.delete(id);
-    this.#terminalOrder.delete(entry);
     this.#taskCount--;
     wake(entry);
   }
 
   #expireKey(p: MemoryPartition, k: KeyRecord): void {
     p.keys.delete(k.key);
-    p.tombstones.set(k.key, { ...k, tombstone: true });
+    p.tombstones.set(k.key, keyRecordWith(k, { tombstone: true }));
   }
 
   #countKey(tenant: string, delta: number): void {
@@ -476,16 +486,4 @@ export class MemoryTaskStore implements TaskStore {
     if (n <= 0) this.#keysPerTenant.delete(tenant);
     else this.#keysPerTenant.set(tenant, n);
   }
-}
-
-/** A key record whose digest is computed on first read, then kept. */
-function lazyDigestRecord(base: Omit<KeyRecord, 'digest' | 'tombstone'>, compute: () => string): KeyRecord {
-  let digest: string | undefined;
-  return {
-    ...base,
-    tombstone: false,
-    get digest() {
-      return (digest ??= compute());
-    },
-  };
 }

@@ -76,6 +76,27 @@ describe.each(BINDINGS)('SEMANTICS §2 keyed send outcomes over %s', (binding: B
     expect(t.memory.taskCount).toBe(1);
   });
 
+  it('K held, same M, same D, with forms the server normalises (raw bytes, a contextId, empty fields): replays', async () => {
+    // The claim's digest is taken from the stored (normalised) copy of the message; a retry sent exactly as the
+    // first attempt was must still digest the same.
+    const m: Message = {
+      ...keyedMessage('hello'),
+      contextId: 'ctx-chosen-by-client',
+      referenceTaskIds: [],
+      parts: [{ raw: 'aGVsbG8_-w' }, { text: 'hi', mediaType: '' }],
+    };
+    const first = taskOf(await send(t.ep, binding, m));
+    const second = taskOf(await send(t.ep, binding, m));
+    expect(second.id).toBe(first.id);
+    expect(second.contextId).toBe('ctx-chosen-by-client');
+    expect(t.agent.executions).toHaveLength(1);
+    // And a real change of the bytes is still a conflict.
+    const changed: Message = { ...m, parts: [{ raw: 'aGVsbG9_-w' }, { text: 'hi' }] };
+    expect(refusalShape(errorOf(await send(t.ep, binding, changed)))).toEqual(
+      expectedShape(binding, REFUSALS.keyReused),
+    );
+  });
+
   it('K held, different M: conflict IDEMPOTENCY_KEY_REUSED naming the holding messageId, never the task', async () => {
     const key = freshKey();
     const m1 = keyedMessage('hello', key);
