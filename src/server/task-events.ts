@@ -6,8 +6,8 @@ import type { Artifact, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } f
 
 /** The task after a status update; the status message, if any, joins the history. */
 export function applyStatusUpdate(task: Task, ev: TaskStatusUpdateEvent): Task {
-  const history = ev.status.message ? [...(task.history ?? []), ev.status.message] : task.history;
-  return { ...task, status: ev.status, ...(history ? { history } : {}) };
+  if (!ev.status.message) return { ...task, status: ev.status };
+  return { ...task, status: ev.status, history: [...(task.history ?? []), ev.status.message] };
 }
 
 /** The task after an artifact update: replace by id, append parts (`append`), or add. */

@@ -64,14 +64,15 @@ export async function waitFor(
   const deadline = deadlineSignal(timeoutMs);
   const stop = signal ? AbortSignal.any([deadline, signal]) : deadline;
   if (store.nextRecord) {
-    // In-process fast path: one promise per wake-up, and the record itself rather than events.
-    let seq = record.seq;
-    for (;;) {
-      const latest = await store.nextRecord(scope, record.task.id, seq, stop);
-      if (!latest) break;
-      if (isSettled(latest) || (goal === 'first-event' && latest.seq > record.seq)) return latest;
-      seq = latest.seq;
-    }
+    // In-process fast path: one wake-up for the whole wait, with the record itself rather than events.
+    const latest = await store.nextRecord(
+      scope,
+      record.task.id,
+      record.seq,
+      stop,
+      goal === 'settled' ? isSettled : undefined,
+    );
+    if (latest) return latest;
   } else {
     for await (const { event } of store.watch(scope, record.task.id, record.seq, stop)) {
       if (goal === 'first-event' || settles(event)) break;

@@ -181,16 +181,17 @@ export interface TaskStore {
 
   /**
    * Optional fast path for blocking waits in this process: resolves with the task's record as soon as its `seq`
-   * is past `afterSeq` (at once if it already is), or with `undefined` when `signal` aborts or the task is gone.
-   * A blocking wait only needs the latest record, not the events, so this lets a store wake waiters without
-   * building events for them. The server uses it when present and `watch` otherwise; a store that cannot wake
-   * in-process waiters should leave it out.
+   * is past `afterSeq` and `until` (when given) holds for it, at once if that is already so; with `undefined`
+   * when `signal` aborts or the task is gone. A blocking wait only needs the latest record, not the events, so
+   * this lets a store wake a waiter once, without building events for it. The server uses it when present and
+   * `watch` otherwise; a store that cannot wake in-process waiters should leave it out.
    */
   nextRecord?(
     scope: Scope,
     taskId: string,
     afterSeq: number,
     signal: AbortSignal,
+    until?: (record: StoredTask) => boolean,
   ): Promise<StoredTask | undefined>;
 
   /** The key record, if the key was ever claimed in this scope and not yet purged. */

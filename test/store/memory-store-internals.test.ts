@@ -117,6 +117,39 @@ describe('memory store: nextRecord', () => {
     expect(r?.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('with `until`, stays registered across commits that do not satisfy it', async () => {
+    const store = await started();
+    const settled = store.nextRecord(
+      ALICE,
+      't1',
+      0,
+      new AbortController().signal,
+      (r) => r.task.status.state === 'TASK_STATE_COMPLETED',
+    );
+    await store.commit(ALICE, 't1', {
+      expectFence: 1,
+      task: withState(task, 'TASK_STATE_WORKING'),
+      events: [working],
+    });
+    await store.commit(ALICE, 't1', {
+      expectFence: 1,
+      task: withState(task, 'TASK_STATE_WORKING'),
+      events: [working],
+    });
+    let done = false;
+    void settled.then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 5));
+    expect(done).toBe(false);
+    await store.commit(ALICE, 't1', {
+      expectFence: 1,
+      task: withState(task, 'TASK_STATE_COMPLETED'),
+      events: [working],
+    });
+    const r = await settled;
+    expect(r?.seq).toBe(3);
+    expect(r?.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
   it('resolves with undefined on abort, for an unknown task, and when the task is removed', async () => {
     const store = await started();
     const ac = new AbortController();

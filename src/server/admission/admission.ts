@@ -27,7 +27,7 @@ import type { SendMessageRequest, TaskPushNotificationConfig } from '../../proto
 import type { Clock } from '../../store/clock.js';
 import type { StoredTask } from '../../store/records.js';
 import type { Scope } from '../../store/scope.js';
-import type { TaskStore } from '../../store/task-store.js';
+import type { CreateTaskInput, TaskStore } from '../../store/task-store.js';
 import type { CallContext } from '../call-context.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { ADMISSION_COUNTER, type AdmissionOutcome, type ServerMetrics } from '../observability/metrics.js';
@@ -274,24 +274,22 @@ async function admitNewTask(
     status: { state: 'TASK_STATE_SUBMITTED', timestamp: isoAt(now) },
     history: [stored],
   };
-  const res = await cfg.store.createTask(scope, {
-    task,
-    ...(key !== undefined
-      ? {
-          claim: {
-            key,
-            messageId: message.messageId,
-            // Deferred, and computed from the stored copy (already kept in the task's history) rather than
-            // `message`, so a key that is never retried keeps no second copy of its message alive.
-            digest: () => messageDigest({ ...stored, contextId: sentContextId, taskId: undefined }),
-            expiresAt: now + cfg.keyTtlMs,
-          },
-          maxKeysPerTenant: cfg.maxKeysPerTenant,
-          onExpiredKey: cfg.expiredKeys === 'refuse' ? ('refuse' as const) : ('replace' as const),
-        }
-      : {}),
-    ...(inlinePushConfig ? { pushConfigs: [{ ...inlinePushConfig, taskId }] } : {}),
-  });
+  // Assembled by assignment: `...(cond ? {…} : {})` would allocate an empty object on every unkeyed send.
+  const input: { -readonly [K in keyof CreateTaskInput]: CreateTaskInput[K] } = { task };
+  if (key !== undefined) {
+    input.claim = {
+      key,
+      messageId: message.messageId,
+      // Deferred, and computed from the stored copy (already kept in the task's history) rather than
+      // `message`, so a key that is never retried keeps no second copy of its message alive.
+      digest: () => messageDigest({ ...stored, contextId: sentContextId, taskId: undefined }),
+      expiresAt: now + cfg.keyTtlMs,
+    };
+    input.maxKeysPerTenant = cfg.maxKeysPerTenant;
+    input.onExpiredKey = cfg.expiredKeys === 'refuse' ? 'refuse' : 'replace';
+  }
+  if (inlinePushConfig) input.pushConfigs = [{ ...inlinePushConfig, taskId }];
+  const res = await cfg.store.createTask(scope, input);
   switch (res.outcome) {
     case 'created':
       return { kind: 'created', scope, record: res.record, message: stored };

@@ -45,7 +45,8 @@ const OPERATIONS: { [M in A2AMethod]: Op<M> } = {
 };
 
 /**
- * Calls the operation for `method`. `baseUrl` is where the request arrived (or the configured public URL): an
+ * Calls the operation for `method`. `baseUrl` gives where the request arrived (or the configured public URL),
+ * asked only by the one operation that needs it (an origin string per request is not free): an
  * extended card without interfaces gets the same per-origin interfaces as the public card.
  */
 export async function dispatch<M extends A2AMethod>(
@@ -53,11 +54,11 @@ export async function dispatch<M extends A2AMethod>(
   method: M,
   params: ParamsOf<M>,
   ctx: CallContext,
-  baseUrl: string,
+  baseUrl: () => string,
 ): Promise<DispatchResult> {
   const result = await (OPERATIONS[method] as Op<M>)(handler, params, ctx);
   if (method === 'GetExtendedAgentCard' && !result.stream) {
-    return { stream: false, value: withInterfaces(result.value as AgentCard, baseUrl) };
+    return { stream: false, value: withInterfaces(result.value as AgentCard, baseUrl()) };
   }
   return result;
 }

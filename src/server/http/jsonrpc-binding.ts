@@ -74,7 +74,7 @@ export async function handleJsonRpc(
     const streaming = STREAMING_METHODS.has(method);
     if (streaming) ctl = new AbortController();
     const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl?.signal);
-    const result = await dispatch(handler, method, params, ctx, options.publicBaseUrl ?? url.origin);
+    const result = await dispatch(handler, method, params, ctx, () => options.publicBaseUrl ?? url.origin);
     const headers = echoExtensions({}, ctx.activatedExtensions);
     if (!result.stream) {
       headers['Content-Type'] = MEDIA_JSON;

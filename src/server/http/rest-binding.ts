@@ -91,7 +91,13 @@ export async function handleRest(
     const streaming = STREAMING_METHODS.has(route.method);
     if (streaming) ctl = new AbortController();
     const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl?.signal);
-    const result = await dispatch(handler, route.method, params, ctx, options.publicBaseUrl ?? url.origin);
+    const result = await dispatch(
+      handler,
+      route.method,
+      params,
+      ctx,
+      () => options.publicBaseUrl ?? url.origin,
+    );
     const headers = echoExtensions({}, ctx.activatedExtensions);
     if (result.stream) {
       const abort = () => ctl?.abort();

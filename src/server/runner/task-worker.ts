@@ -6,13 +6,22 @@
  */
 import { isoAt } from '../../protocol/iso-time.js';
 import { newUuid } from '../../protocol/uuid.js';
-import type { Artifact, JsonObject, Message, StreamResponse, Task } from '../../protocol/model.js';
+import type {
+  Artifact,
+  JsonObject,
+  Message,
+  StreamResponse,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskStatus,
+  TaskStatusUpdateEvent,
+} from '../../protocol/model.js';
 import { isTerminalState, type TaskState } from '../../protocol/task-state.js';
 import { toWireArtifact } from '../../protocol/wire-write.js';
 import type { Clock } from '../../store/clock.js';
 import type { Scope } from '../../store/scope.js';
 import type { StoredTask } from '../../store/records.js';
-import type { TaskStore } from '../../store/task-store.js';
+import type { TaskStore, TaskWrite } from '../../store/task-store.js';
 import {
   StaleWriterError,
   type AgentContext,
@@ -106,17 +115,14 @@ export class TaskWorker implements AgentContext {
 
   status(state: TaskState, message?: StatusMessageInit, metadata?: JsonObject): Promise<void> {
     return this.#write((task) => {
-      const status = {
-        state,
-        ...(message !== undefined ? { message: agentMessage(message, this.taskId, this.contextId) } : {}),
-        timestamp: isoAt(this.#clock.now()),
-      };
-      const ev = {
-        taskId: this.taskId,
-        contextId: this.contextId,
-        status,
-        ...(metadata ? { metadata } : {}),
-      };
+      // Built without `...(cond ? {…} : {})`, which allocates an object even when it adds nothing.
+      const timestamp = isoAt(this.#clock.now());
+      const status: TaskStatus =
+        message === undefined
+          ? { state, timestamp }
+          : { state, message: agentMessage(message, this.taskId, this.contextId), timestamp };
+      const ev: TaskStatusUpdateEvent = { taskId: this.taskId, contextId: this.contextId, status };
+      if (metadata) ev.metadata = metadata;
       return { task: applyStatusUpdate(task, ev), event: { statusUpdate: ev } };
     });
   }
@@ -143,13 +149,9 @@ export class TaskWorker implements AgentContext {
   artifact(init: ArtifactInit, options: ArtifactChunkOptions = {}): Promise<Artifact> {
     const artifact: Artifact = toWireArtifact({ ...init, artifactId: init.artifactId ?? newUuid() });
     return this.#write((task) => {
-      const ev = {
-        taskId: this.taskId,
-        contextId: this.contextId,
-        artifact,
-        ...(options.append ? { append: true } : {}),
-        ...(options.lastChunk ? { lastChunk: true } : {}),
-      };
+      const ev: TaskArtifactUpdateEvent = { taskId: this.taskId, contextId: this.contextId, artifact };
+      if (options.append) ev.append = true;
+      if (options.lastChunk) ev.lastChunk = true;
       return { task: applyArtifactUpdate(task, ev), event: { artifactUpdate: ev } };
     }).then(() => artifact);
   }
@@ -193,12 +195,10 @@ export class TaskWorker implements AgentContext {
         throw new Error(`task ${this.taskId} is already finished; no further output is accepted`);
       }
       const next = step(cur.task);
-      const res = await this.#store.commit(this.#scope, this.taskId, {
-        expectFence: this.#fence,
-        task: next.task,
-        events: [next.event],
-        ...(next.reply ? { reply: next.reply } : {}),
-      });
+      const write: TaskWrite = next.reply
+        ? { expectFence: this.#fence, task: next.task, events: [next.event], reply: next.reply }
+        : { expectFence: this.#fence, task: next.task, events: [next.event] };
+      const res = await this.#store.commit(this.#scope, this.taskId, write);
       if (!res.ok) {
         if (res.current) this.#current = res.current;
         this.abort('fenced out');

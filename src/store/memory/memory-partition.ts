@@ -48,12 +48,14 @@ export class MemoryPartition {
   }
 }
 
-/** Wakes every waiter of a task (new event, or removal). */
+/**
+ * Wakes every waiter of a task (new event, or removal). Waiters take themselves out of the set when they are
+ * done, so a blocking wait stays registered across commits that do not settle it; a set left empty is dropped
+ * (a finished task is kept for hours, and an empty Set is a large part of a small task's retained size).
+ */
 export function wake(entry: TaskEntry): void {
   const waiters = entry.waiters;
   if (!waiters) return;
-  // Dropped, not cleared: a finished task is kept for hours, and an empty Set per task is most of a small
-  // task's retained size. A waiter that deletes itself later deletes from this detached set, harmlessly.
-  entry.waiters = undefined;
   for (const w of waiters) w();
+  if (waiters.size === 0 && entry.waiters === waiters) entry.waiters = undefined;
 }

@@ -288,8 +288,9 @@ export class MemoryTaskStore implements TaskStore {
           wakeUp = resolve;
           waiters.add(resolve);
         });
-        // Woken by a commit (the set was cleared) or by the abort (still registered: remove it).
+        // Woken by a commit or by the abort: either way, out of the set (an empty set is not kept).
         if (wakeUp) waiters.delete(wakeUp);
+        if (waiters.size === 0 && entry.waiters === waiters) entry.waiters = undefined;
         wakeUp = undefined;
       }
     } finally {
@@ -303,17 +304,20 @@ export class MemoryTaskStore implements TaskStore {
     taskId: string,
     afterSeq: number,
     signal: AbortSignal,
+    until?: (record: StoredTask) => boolean,
   ): Promise<StoredTask | undefined> {
     const entry = this.#partition(scope, false)?.tasks.get(taskId);
     if (!entry || signal.aborted) return Promise.resolve(undefined);
-    if (entry.record.seq > afterSeq) return Promise.resolve(entry.record);
+    const ready = (r: StoredTask) => r.seq > afterSeq && (until === undefined || until(r));
+    if (ready(entry.record)) return Promise.resolve(entry.record);
     return new Promise((resolve) => {
       const waiters = (entry.waiters ??= new Set());
+      // One registration for the whole wait: a commit that does not make the record ready leaves it in place.
       const done = () => {
+        const gone = this.#partition(scope, false)?.tasks.get(taskId) !== entry;
+        if (!gone && !signal.aborted && !ready(entry.record)) return;
         waiters.delete(done);
         signal.removeEventListener('abort', done);
-        // Woken by a commit (a newer record), by the task's removal, or by the abort.
-        const gone = this.#partition(scope, false)?.tasks.get(taskId) !== entry;
         resolve(gone || signal.aborted ? undefined : entry.record);
       };
       waiters.add(done);
