@@ -25,8 +25,11 @@ export const MIN_MINT_TIME_MS = Date.UTC(2020, 0, 1);
 /** How far ahead of the reader's clock a mint time may be (client clock skew) before it is implausible. */
 export const MAX_MINT_CLOCK_SKEW_MS = 24 * 60 * 60 * 1000;
 
-// 16 bytes leave 4 unused bits in the last base64url character, so a canonical one is one of A, Q, g, w.
-const KEY_SHAPE = /^ik1\.([1-9a-z][0-9a-z]{0,10})\.[A-Za-z0-9_-]{21}[AQgw]$/;
+/**
+ * The shape of an `ik1` key, as a pattern (the reference `mintTimeOf` is tested against; it reads keys by hand).
+ * 16 bytes leave 4 unused bits in the last base64url character, so a canonical one is one of A, Q, g, w.
+ */
+export const IK1_KEY_SHAPE = /^ik1\.([1-9a-z][0-9a-z]{0,10})\.[A-Za-z0-9_-]{21}[AQgw]$/;
 
 /** Base64url without padding, written out so minting needs no Node module (it also runs in browsers). */
 function base64url(bytes: Uint8Array): string {
@@ -73,11 +76,36 @@ export function mintKey(now: number = Date.now()): string {
  */
 export function mintTimeOf(key: string, now: number = Date.now()): number | undefined {
   if (typeof key !== 'string' || !key.startsWith(PREFIX)) return undefined;
-  // The shape implies a valid key (charset, 28–38 characters), so no separate validateKey call is needed.
-  const match = KEY_SHAPE.exec(key);
-  if (match === null) return undefined;
-  const time = parseInt(match[1]!, 36);
+  // Read by hand rather than with IK1_KEY_SHAPE (same rules, see the test): it runs on every keyed send.
+  const dot = key.indexOf('.', PREFIX.length);
+  const digits = dot - PREFIX.length;
+  if (digits < 1 || digits > 11 || key.length !== dot + 23) return undefined;
+  let time = 0;
+  for (let i = PREFIX.length; i < dot; i++) {
+    const d = base36Digit(key.charCodeAt(i));
+    if (d < 0 || (d === 0 && i === PREFIX.length)) return undefined; // no leading zero: one reading per key
+    time = time * 36 + d;
+  }
+  for (let i = dot + 1; i < key.length - 1; i++) if (!isBase64url(key.charCodeAt(i))) return undefined;
+  const last = key.charCodeAt(key.length - 1);
+  if (last !== 0x41 && last !== 0x51 && last !== 0x67 && last !== 0x77) return undefined; // A Q g w
   if (!Number.isSafeInteger(time) || time < MIN_MINT_TIME_MS || time > now + MAX_MINT_CLOCK_SKEW_MS)
     return undefined;
   return time;
+}
+
+function base36Digit(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x7a) return c - 0x61 + 10;
+  return -1;
+}
+
+function isBase64url(c: number): boolean {
+  return (
+    (c >= 0x41 && c <= 0x5a) ||
+    (c >= 0x61 && c <= 0x7a) ||
+    (c >= 0x30 && c <= 0x39) ||
+    c === 0x2d ||
+    c === 0x5f
+  );
 }

@@ -7,6 +7,7 @@ import {
   mintTimeOf,
   validateKey,
 } from '../../src/idempotency/index.js';
+import { IK1_KEY_SHAPE } from '../../src/idempotency/mint-key.js';
 import { validKey } from './arbitraries.js';
 
 const NOW = Date.UTC(2026, 5, 1);
@@ -94,5 +95,51 @@ describe('mintTimeOf', () => {
     ]) {
       expect(mintTimeOf(forged, NOW)).toBeUndefined();
     }
+  });
+});
+
+describe('mintTimeOf reads keys exactly as the IK1_KEY_SHAPE pattern does', () => {
+  /** The reference: the pattern, then the plausibility window. */
+  function reference(key: string, now: number): number | undefined {
+    const m = IK1_KEY_SHAPE.exec(key);
+    if (!m) return undefined;
+    const t = parseInt(m[1]!, 36);
+    return Number.isSafeInteger(t) && t >= MIN_MINT_TIME_MS && t <= now + MAX_MINT_CLOCK_SKEW_MS
+      ? t
+      : undefined;
+  }
+  /** Minted keys, then one character replaced, inserted or removed anywhere (most become malformed). */
+  const mutated = fc
+    .tuple(
+      plausibleTime,
+      fc.nat(40),
+      fc.constantFrom('', '0', 'A', 'Q', 'g', 'w', 'B', '.', '-', '_', '!', 'Z', 'z', '9', 'é'),
+      fc.constantFrom('replace', 'insert', 'remove', 'keep'),
+    )
+    .map(([t, at, c, how]) => {
+      const k = mintKey(t);
+      const i = at % (k.length + 1);
+      if (how === 'replace') return k.slice(0, i) + c + k.slice(i + 1);
+      if (how === 'insert') return k.slice(0, i) + c + k.slice(i);
+      if (how === 'remove') return k.slice(0, i) + k.slice(i + 1);
+      return k;
+    });
+
+  it('agrees with the pattern on minted and mutated keys and on arbitrary strings', () => {
+    fc.assert(
+      fc.property(fc.oneof(mutated, fc.string(), validKey), (key) => {
+        expect(mintTimeOf(key, NOW)).toBe(reference(key, NOW));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('agrees at the edges: leading zero, 11 time digits, every last character', () => {
+    const tail = 'A'.repeat(21);
+    for (const time of ['0', '01', 'k', 'zzzzzzzzzzz', '1zzzzzzzzzz', 'mbx3k2q0', 'zzzzzzzzzzzz'])
+      for (const last of ['A', 'Q', 'g', 'w', 'B', '_'])
+        for (const key of [`ik1.${time}.${tail}${last}`, `ik1.${time}.${tail}A${last}`]) {
+          expect(mintTimeOf(key, NOW)).toBe(reference(key, NOW));
+        }
   });
 });

@@ -36,7 +36,7 @@ function errorResponse(id: JsonRpcId, err: A2AError, extraHeaders: Record<string
 }
 
 function isJsonContentType(ct: string | null): boolean {
-  if (ct === null) return true;
+  if (ct === null || ct === MEDIA_JSON) return true; // the common case, without splitting strings
   const base = ct.split(';', 1)[0]!.trim().toLowerCase();
   return base === 'application/json' || base === 'application/a2a+json';
 }

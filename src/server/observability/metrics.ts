@@ -21,13 +21,16 @@ export class InMemoryMetrics implements ServerMetrics {
   readonly #totals = new Map<string, number>();
 
   add(name: string, value: number, attributes: Record<string, string>): void {
-    const key =
-      name +
-      '|' +
-      Object.keys(attributes)
-        .sort()
-        .map((k) => `${k}=${attributes[k]}`)
-        .join(',');
+    // Called on every send: one string built in a loop, and a sort only when the keys are out of order.
+    const keys = Object.keys(attributes);
+    for (let i = 1; i < keys.length; i++) {
+      if (keys[i - 1]! > keys[i]!) {
+        keys.sort();
+        break;
+      }
+    }
+    let key = name + '|';
+    for (let i = 0; i < keys.length; i++) key += (i > 0 ? ',' : '') + keys[i]! + '=' + attributes[keys[i]!]!;
     this.#totals.set(key, (this.#totals.get(key) ?? 0) + value);
   }
 

@@ -242,15 +242,14 @@ export class MemoryTaskStore implements TaskStore {
       entry.events.push(toLogEntry(event, write.task));
       seq++;
     }
-    const record: StoredTask = {
-      task: write.task,
-      kind: write.reply ? 'message' : cur.kind,
-      ...((write.reply ?? cur.reply) ? { reply: write.reply ?? cur.reply } : {}),
-      fence: write.nextFence ?? cur.fence,
-      seq,
-      createdAt: cur.createdAt,
-      updatedAt: this.#clock.now(),
-    };
+    const reply = write.reply ?? cur.reply;
+    const kind = write.reply ? 'message' : cur.kind;
+    const fence = write.nextFence ?? cur.fence;
+    const updatedAt = this.#clock.now();
+    // Two literals rather than a spread of `cond ? { reply } : {}`: no throwaway object on every commit.
+    const record: StoredTask = reply
+      ? { task: write.task, kind, reply, fence, seq, createdAt: cur.createdAt, updatedAt }
+      : { task: write.task, kind, fence, seq, createdAt: cur.createdAt, updatedAt };
     entry.record = record;
     if (isTerminalState(write.task.status.state) || write.reply) this.#terminalOrder.push(entry);
     wake(entry);
