@@ -17,9 +17,11 @@ export type DispatchResult =
 
 type Op<M extends A2AMethod> = (h: RequestHandler, p: ParamsOf<M>, c: CallContext) => Promise<DispatchResult>;
 
+const asUnary = (value: unknown): DispatchResult => ({ stream: false, value });
 const unary =
   <M extends A2AMethod>(f: (h: RequestHandler, p: ParamsOf<M>, c: CallContext) => Promise<unknown>): Op<M> =>
-  async (h, p, c) => ({ stream: false, value: await f(h, p, c) });
+  (h, p, c) =>
+    f(h, p, c).then(asUnary);
 
 const streaming =
   <M extends A2AMethod>(
@@ -49,18 +51,19 @@ const OPERATIONS: { [M in A2AMethod]: Op<M> } = {
  * asked only by the one operation that needs it (an origin string per request is not free): an
  * extended card without interfaces gets the same per-origin interfaces as the public card.
  */
-export async function dispatch<M extends A2AMethod>(
+export function dispatch<M extends A2AMethod>(
   handler: RequestHandler,
   method: M,
   params: ParamsOf<M>,
   ctx: CallContext,
   baseUrl: () => string,
 ): Promise<DispatchResult> {
-  const result = await (OPERATIONS[method] as Op<M>)(handler, params, ctx);
-  if (method === 'GetExtendedAgentCard' && !result.stream) {
-    return { stream: false, value: withInterfaces(result.value as AgentCard, baseUrl()) };
-  }
-  return result;
+  const result = (OPERATIONS[method] as Op<M>)(handler, params, ctx);
+  // Not `async`: every operation but one passes its promise straight through (one promise less per call).
+  if (method !== 'GetExtendedAgentCard') return result;
+  return result.then((r) =>
+    r.stream ? r : { stream: false, value: withInterfaces(r.value as AgentCard, baseUrl()) },
+  );
 }
 
 /** Whether a string names an A2A method. */
