@@ -42,6 +42,19 @@ export function claimDigest(claim: KeyClaim): string {
   return typeof claim.digest === 'string' ? claim.digest : claim.digest();
 }
 
+/** The live key record a successful claim writes. */
+export function liveKeyRecord(claim: KeyClaim, digest: string, taskId: string, createdAt: number): KeyRecord {
+  return {
+    key: claim.key,
+    messageId: claim.messageId,
+    digest,
+    taskId,
+    createdAt,
+    expiresAt: claim.expiresAt,
+    tombstone: false,
+  };
+}
+
 /** Input of `createTask`. */
 export interface CreateTaskInput {
   /** The new task: SUBMITTED, its history holding the user message. */

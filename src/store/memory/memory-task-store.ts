@@ -15,19 +15,20 @@ import {
   type RetentionPolicy,
 } from '../retention.js';
 import type { Scope } from '../scope.js';
-import type {
-  ClaimKeyInput,
-  ClaimKeyResult,
-  CommitResult,
-  CreateTaskInput,
-  CreateTaskResult,
-  KeyClaim,
-  KeyClaimPolicy,
-  StoreCapabilities,
-  TaskPage,
-  TaskQuery,
-  TaskStore,
-  TaskWrite,
+import {
+  liveKeyRecord,
+  type ClaimKeyInput,
+  type ClaimKeyResult,
+  type CommitResult,
+  type CreateTaskInput,
+  type CreateTaskResult,
+  type KeyClaim,
+  type KeyClaimPolicy,
+  type StoreCapabilities,
+  type TaskPage,
+  type TaskQuery,
+  type TaskStore,
+  type TaskWrite,
 } from '../task-store.js';
 import { keyRecordWith, LazyDigestKeyRecord } from './lazy-key-record.js';
 import { eventsAfter, fromLogEntry, toLogEntry } from './memory-event-log.js';
@@ -182,15 +183,7 @@ export class MemoryTaskStore implements TaskStore {
     const digest = claim.digest;
     const record: KeyRecord =
       typeof digest === 'string'
-        ? {
-            key: claim.key,
-            messageId: claim.messageId,
-            digest,
-            taskId,
-            createdAt: now,
-            expiresAt: claim.expiresAt,
-            tombstone: false,
-          }
+        ? liveKeyRecord(claim, digest, taskId, now)
         : new LazyDigestKeyRecord(claim.key, claim.messageId, taskId, now, claim.expiresAt, digest);
     p.keys.set(claim.key, record);
     this.#countKey(p.tenant, 1);

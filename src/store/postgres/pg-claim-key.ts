@@ -12,7 +12,13 @@ import type { KeyRecord } from '../records.js';
 import type { Scope } from '../scope.js';
 import { isKeyLive, toInt, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
-import { claimDigest, type ClaimKeyResult, type KeyClaim, type KeyClaimPolicy } from '../task-store.js';
+import {
+  claimDigest,
+  liveKeyRecord,
+  type ClaimKeyResult,
+  type KeyClaim,
+  type KeyClaimPolicy,
+} from '../task-store.js';
 import type { PgClientLike } from './pg-pool-like.js';
 import type { PgStatements } from './pg-statements.js';
 
@@ -87,16 +93,7 @@ export async function claimKeyPg(
       claim.expiresAt,
     ]);
     if (ins.rows.length === 1) {
-      const key: KeyRecord = {
-        key: claim.key,
-        messageId: claim.messageId,
-        digest,
-        taskId,
-        createdAt: now,
-        expiresAt: claim.expiresAt,
-        tombstone: false,
-      };
-      return { outcome: 'claimed', key };
+      return { outcome: 'claimed', key: liveKeyRecord(claim, digest, taskId, now) };
     }
     // Lost the race to a concurrent claim that has now committed: the next round reads and reports it.
   }

@@ -7,7 +7,13 @@ import type { Statement } from 'better-sqlite3';
 import type { KeyRecord } from '../records.js';
 import type { Scope } from '../scope.js';
 import { isKeyLive, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
-import { claimDigest, type ClaimKeyResult, type KeyClaim, type KeyClaimPolicy } from '../task-store.js';
+import {
+  claimDigest,
+  liveKeyRecord,
+  type ClaimKeyResult,
+  type KeyClaim,
+  type KeyClaimPolicy,
+} from '../task-store.js';
 import type { KeyCountCache } from '../sql/key-count-cache.js';
 import { SQL } from './sqlite-statements.js';
 
@@ -45,15 +51,7 @@ export function claimKeyTx(
     if (n >= max) return { outcome: 'capacity' };
   }
   counts?.claimed(scope.tenant);
-  const key: KeyRecord = {
-    key: claim.key,
-    messageId: claim.messageId,
-    digest: claimDigest(claim),
-    taskId,
-    createdAt: now,
-    expiresAt: claim.expiresAt,
-    tombstone: false,
-  };
+  const key = liveKeyRecord(claim, claimDigest(claim), taskId, now);
   stmt(SQL.insertKey).run({
     ...keyArgs,
     messageId: key.messageId,
