@@ -62,9 +62,22 @@ export function mintKey(now: number = Date.now()): string {
   if (!Number.isSafeInteger(now) || now < 0) {
     throw new RangeError(`mintKey: the mint time must be a non-negative integer of milliseconds, got ${now}`);
   }
-  const random = new Uint8Array(RANDOM_BYTES);
-  crypto.getRandomValues(random);
-  return `${PREFIX}${now.toString(36)}.${base64url(random)}`;
+  return `${PREFIX}${now.toString(36)}.${base64url(nextRandom())}`;
+}
+
+// CSPRNG bytes fetched 4 KiB at a time: one `getRandomValues` call costs about 2 µs, most of a key's minting.
+// Every key still gets its own 16 bytes, never reused.
+const POOL_KEYS = 256;
+const pool = new Uint8Array(RANDOM_BYTES * POOL_KEYS);
+let pooled = 0;
+
+function nextRandom(): Uint8Array {
+  if (pooled === 0) {
+    crypto.getRandomValues(pool);
+    pooled = POOL_KEYS;
+  }
+  pooled--;
+  return pool.subarray(pooled * RANDOM_BYTES, (pooled + 1) * RANDOM_BYTES);
 }
 
 /**
