@@ -39,6 +39,9 @@ export function echoExtensions(
   headers: Record<string, string>,
   activated: ReadonlySet<string>,
 ): Record<string, string> {
-  if (activated.size > 0) headers[HEADER_EXTENSIONS] = [...activated].join(', ');
+  if (activated.size === 1) {
+    // The usual case (the idempotency extension alone): no array and no join on every keyed send.
+    for (const uri of activated) headers[HEADER_EXTENSIONS] = uri;
+  } else if (activated.size > 1) headers[HEADER_EXTENSIONS] = [...activated].join(', ');
   return headers;
 }
