@@ -3,7 +3,7 @@
  * in front of the runner. Transport-agnostic; bindings in `http/` call it.
  */
 import { isoAt } from '../protocol/iso-time.js';
-import { readKey, IDEMPOTENCY_EXTENSION_URI } from '../idempotency/index.js';
+import { readKey, IDEMPOTENCY_EXTENSION_URI, IDEMPOTENCY_METADATA_KEY } from '../idempotency/index.js';
 import type { AgentCard } from '../protocol/agent-card.js';
 import {
   A2AError,
@@ -110,7 +110,9 @@ export class A2ARequestHandler implements RequestHandler {
       if (admission.kind === 'created') await this.#release(admission);
       throw err instanceof A2AError ? err : new InternalError({ cause: err });
     }
-    if (readKey(params.message).key !== undefined) ctx.activatedExtensions.add(IDEMPOTENCY_EXTENSION_URI);
+    // Admitted, so a key present is a valid one (a malformed key was refused): no second readKey needed.
+    if (typeof params.message.metadata?.[IDEMPOTENCY_METADATA_KEY] === 'string')
+      ctx.activatedExtensions.add(IDEMPOTENCY_EXTENSION_URI);
     return admission;
   }
 

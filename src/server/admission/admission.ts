@@ -10,7 +10,14 @@
  */
 import { isoAt } from '../../protocol/iso-time.js';
 import { newUuid } from '../../protocol/uuid.js';
-import { describeKeyError, keyHash, messageDigest, mintTimeOf, readKey } from '../../idempotency/index.js';
+import {
+  describeKeyError,
+  IDEMPOTENCY_EXTENSION_URI,
+  keyHash,
+  messageDigest,
+  mintTimeOf,
+  readKey,
+} from '../../idempotency/index.js';
 import {
   A2AError,
   IdempotencyCapacityError,
@@ -134,6 +141,17 @@ function count(cfg: AdmissionConfig, tenant: string, outcome: AdmissionOutcome, 
   } catch {
     // A broken metrics sink must not change what the caller is told.
   }
+}
+
+/**
+ * Points the stored copy's declaration of the idempotency extension at the shared constant. The stored message
+ * is kept as long as its task, and JSON.parse gives every request its own copy of the 48-character URI.
+ */
+function internExtensionUri(stored: Message): void {
+  const ext = stored.extensions;
+  if (!ext) return;
+  for (let i = 0; i < ext.length; i++)
+    if (ext[i] === IDEMPOTENCY_EXTENSION_URI) ext[i] = IDEMPOTENCY_EXTENSION_URI;
 }
 
 /** Runs a host callback; its failure is not the send's failure. */
@@ -271,6 +289,7 @@ async function admitNewTask(
   const contextId = message.contextId ?? newUuid();
   // Stored in strict wire form (defaults omitted), so history reads back exactly as ProtoJSON writes it.
   const stored = toWireMessage(message);
+  internExtensionUri(stored);
   const sentContextId = message.contextId;
   stored.contextId = contextId;
   stored.taskId = taskId;

@@ -163,7 +163,8 @@ export class MemoryTaskStore implements TaskStore {
       if (held.expiresAt > now || p.tasks.has(held.taskId)) return { outcome: 'held', key: held };
       this.#expireKey(p, held);
     }
-    const tomb = p.tombstones.get(key);
+    // Most partitions have no tombstones: skip hashing the key into an empty map.
+    const tomb = p.tombstones.size > 0 ? p.tombstones.get(key) : undefined;
     if (tomb) {
       if ((policy.onExpiredKey ?? 'refuse') === 'refuse') return { outcome: 'expired', key: tomb };
       p.tombstones.delete(key);
