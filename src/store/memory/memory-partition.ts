@@ -59,3 +59,16 @@ export function wake(entry: TaskEntry): void {
   for (const w of waiters) w();
   if (waiters.size === 0 && entry.waiters === waiters) entry.waiters = undefined;
 }
+
+/** Registers a waiter of a task, woken by `wake`; it stays until `removeWaiter`. */
+export function addWaiter(entry: TaskEntry, w: () => void): void {
+  (entry.waiters ??= new Set()).add(w);
+}
+
+/** Takes a waiter out (a no-op if it is not registered), dropping the set once it is empty. */
+export function removeWaiter(entry: TaskEntry, w: () => void): void {
+  const waiters = entry.waiters;
+  if (!waiters) return;
+  waiters.delete(w);
+  if (waiters.size === 0) entry.waiters = undefined;
+}

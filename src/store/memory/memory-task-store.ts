@@ -33,7 +33,7 @@ import {
 import { keyRecordWith, LazyDigestKeyRecord } from './lazy-key-record.js';
 import { eventsAfter, fromLogEntry, toLogEntry } from './memory-event-log.js';
 import { pageOfTasks } from './memory-list.js';
-import { MemoryPartition, TaskEntry, wake } from './memory-partition.js';
+import { addWaiter, MemoryPartition, removeWaiter, TaskEntry, wake } from './memory-partition.js';
 import { TerminalQueue } from './terminal-queue.js';
 
 /** Options of the in-memory store. */
@@ -276,19 +276,18 @@ export class MemoryTaskStore implements TaskStore {
           yield { seq: ++next, event };
           if (signal.aborted) return;
         }
-        const waiters = (entry.waiters ??= new Set());
+        const waiting = entry;
         await new Promise<void>((resolve) => {
           wakeUp = resolve;
-          waiters.add(resolve);
+          addWaiter(waiting, resolve);
         });
-        // Woken by a commit or by the abort: either way, out of the set (an empty set is not kept).
-        if (wakeUp) waiters.delete(wakeUp);
-        if (waiters.size === 0 && entry.waiters === waiters) entry.waiters = undefined;
+        // Woken by a commit or by the abort: either way, out of the set.
+        if (wakeUp) removeWaiter(waiting, wakeUp);
         wakeUp = undefined;
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
-      if (wakeUp && entry) entry.waiters?.delete(wakeUp);
+      if (wakeUp && entry) removeWaiter(entry, wakeUp);
     }
   }
 
@@ -304,16 +303,15 @@ export class MemoryTaskStore implements TaskStore {
     const ready = (r: StoredTask) => r.seq > afterSeq && (until === undefined || until(r));
     if (ready(entry.record)) return Promise.resolve(entry.record);
     return new Promise((resolve) => {
-      const waiters = (entry.waiters ??= new Set());
       // One registration for the whole wait: a commit that does not make the record ready leaves it in place.
       const done = () => {
         const gone = this.#partition(scope, false)?.tasks.get(taskId) !== entry;
         if (!gone && !signal.aborted && !ready(entry.record)) return;
-        waiters.delete(done);
+        removeWaiter(entry, done);
         signal.removeEventListener('abort', done);
         resolve(gone || signal.aborted ? undefined : entry.record);
       };
-      waiters.add(done);
+      addWaiter(entry, done);
       signal.addEventListener('abort', done, { once: true });
     });
   }
