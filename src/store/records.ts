@@ -16,20 +16,58 @@ export interface StoredTask {
   readonly kind: 'task' | 'message';
   /** The agent's direct reply, when `kind` is `message`. */
   readonly reply?: Message;
-  /** Fencing token: raised on every continuation, cancel and takeover; every write compares it (SEMANTICS §4). */
+  /** Fencing token: raised on every continuation, cancel and takeover; every write compares it (docs/semantics.md §4). */
   readonly fence: number;
   /** Sequence number of the last event appended for this task (0 before any event). */
   readonly seq: number;
   /** Epoch ms of creation and of the last write. */
   readonly createdAt: number;
   readonly updatedAt: number;
+  /**
+   * The worker lease (docs/semantics.md §4): which worker runs the task's current turn and until when, unless it
+   * renews. Undefined when no turn is running (the task is interrupted or finished, or was created without one).
+   * A SUBMITTED or WORKING task whose lease lapsed lost its worker and is recovered (`findLapsedLeases`).
+   */
+  readonly lease?: TaskLease;
 }
 
-/** An idempotency key as the store holds it (SEMANTICS §2). */
+/** A worker's hold on a task's current turn. */
+export interface TaskLease {
+  /** The worker's name (process and turn): only it may renew. */
+  readonly owner: string;
+  /** Epoch ms (store clock) at which the lease lapses unless renewed. */
+  readonly expiresAt: number;
+}
+
+/** The recorded result of a durable step (`ctx.step`): written once per task and name, under a fence. */
+export interface StepRecord {
+  readonly taskId: string;
+  readonly name: string;
+  /** The JSON result `fn` returned, exactly as recorded. */
+  readonly result: unknown;
+  /** The fencing token of the worker that recorded it. */
+  readonly fence: number;
+  readonly recordedAt: number;
+}
+
+/** A SUBMITTED or WORKING task whose lease lapsed: its worker is presumed lost. */
+export interface LapsedTask {
+  readonly tenant: string;
+  readonly owner: string;
+  readonly taskId: string;
+  readonly fence: number;
+  /** The lease that lapsed. */
+  readonly lease: TaskLease;
+}
+
+/** An idempotency key as the store holds it (docs/semantics.md §2). */
 export interface KeyRecord {
   readonly key: string;
   readonly messageId: string;
-  /** Digest of the message that claimed the key (canonical JSON without volatile fields). */
+  /**
+   * Digest of the message that claimed the key (canonical JSON without volatile fields). May be '' on a tombstone:
+   * nothing compares a message with a tombstone, so a store need not keep it (the memory store does not, ADR 0026).
+   */
   readonly digest: string;
   readonly taskId: string;
   readonly createdAt: number;
@@ -37,6 +75,12 @@ export interface KeyRecord {
   readonly expiresAt: number;
   /** True once the key has expired: only its existence is remembered, so a late retry is refused as expired. */
   readonly tombstone: boolean;
+  /**
+   * Epoch ms at which the key became a tombstone (set exactly when `tombstone` is true). A tombstone's age is
+   * counted from here, never from `expiresAt`: a key can sit expired for days while its task still exists, and
+   * the tombstone must still live its whole TTL after the task is gone (docs/semantics.md §6).
+   */
+  readonly tombstonedAt?: number;
 }
 
 /** One event of a task's log. `seq` increases by one per event, per task, assigned once when stored. */

@@ -1,6 +1,6 @@
 /**
  * Who a store operation acts for. Tasks, keys and push configs are partitioned by tenant and owner, so a key
- * presented by another tenant or principal never reaches the first one's task (SEMANTICS §1 "Scope").
+ * presented by another tenant or principal never reaches the first one's task (docs/semantics.md §1 "Scope").
  */
 
 /** The partition of an operation: the A2A tenant and the authenticated principal ('' when there is none). */

@@ -1,5 +1,5 @@
 /**
- * The `TaskStore` contract: the real dedup mechanism (ARCHITECTURE.md "The store contract"). Atomicity lives
+ * The `TaskStore` contract: the real dedup mechanism (ADR 0001). Atomicity lives
  * here, never in a process-local lock alone, because server replicas share the store. Every backend (memory,
  * SQLite, PostgreSQL) implements this one interface and passes one contract suite (test/store-contract/).
  *
@@ -11,7 +11,7 @@
 import type { Message, StreamResponse, Task } from '../protocol/model.js';
 import type { TaskPushNotificationConfig } from '../protocol/requests.js';
 import type { TaskState } from '../protocol/task-state.js';
-import type { KeyRecord, StoredEvent, StoredTask } from './records.js';
+import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from './records.js';
 import type { PurgeReport, RetentionPolicy } from './retention.js';
 import type { Scope } from './scope.js';
 
@@ -63,11 +63,17 @@ export interface CreateTaskInput {
   readonly claim?: KeyClaim;
   /** Push configs registered inline with the send (ids assigned), stored in the same atomic step. */
   readonly pushConfigs?: readonly TaskPushNotificationConfig[];
-  /** Refuse a new key when the tenant already holds this many keys (default: no limit). */
-  readonly maxKeysPerTenant?: number;
+  /** The worker lease the new task starts with (its first turn is about to run), in the same atomic step. */
+  readonly lease?: LeaseGrant;
+  /**
+   * Refuse a new key when the scope (tenant + principal) already holds this many LIVE keys (default: no limit).
+   * Tombstones never count: they are bounded on their own (retention, or the memory store's own bound), so a
+   * caller's expired keys cannot lock it out, and one principal's keys never count against another's.
+   */
+  readonly maxKeysPerScope?: number;
   /**
    * What to do with a key that has expired (a tombstone, its task gone): `refuse` reports `expired`
-   * (SEMANTICS §2 default); `replace` claims it afresh, treating the send as new (seed 000's behaviour).
+   * (docs/semantics.md §2 default); `replace` claims it afresh, treating the send as new (a2a-rust's behaviour).
    */
   readonly onExpiredKey?: 'refuse' | 'replace';
 }
@@ -85,15 +91,19 @@ export type CreateTaskResult =
   | { readonly outcome: 'full' };
 
 /** What every key claim honours, whether it comes with a new task (`createTask`) or for an existing one (`claimKey`). */
-export type KeyClaimPolicy = Pick<CreateTaskInput, 'maxKeysPerTenant' | 'onExpiredKey'>;
+export type KeyClaimPolicy = Pick<CreateTaskInput, 'maxKeysPerScope' | 'onExpiredKey'>;
 
 /** Input of `claimKey`: a key for a task that already exists (a keyed continuation). */
 export interface ClaimKeyInput {
   readonly claim: KeyClaim;
   /** The existing task the key will point at. The store does not check it exists: the caller just read it. */
   readonly taskId: string;
-  /** Refuse a new key when the tenant already holds this many keys (default: no limit). */
-  readonly maxKeysPerTenant?: number;
+  /**
+   * Refuse a new key when the scope (tenant + principal) already holds this many LIVE keys (default: no limit).
+   * Tombstones never count: they are bounded on their own (retention, or the memory store's own bound), so a
+   * caller's expired keys cannot lock it out, and one principal's keys never count against another's.
+   */
+  readonly maxKeysPerScope?: number;
   /** As in `CreateTaskInput`: `refuse` (default) reports a tombstone as `expired`, `replace` claims it afresh. */
   readonly onExpiredKey?: 'refuse' | 'replace';
 }
@@ -123,7 +133,35 @@ export interface TaskWrite {
   readonly events: readonly StreamResponse[];
   /** Marks the record as a direct-message outcome carrying this reply. */
   readonly reply?: Message;
+  /**
+   * The lease after the write: a grant sets it (a new turn, a takeover) to `owner` until now + `ttlMs`; `null`
+   * clears it (the turn ended: interrupted or finished); left out, the lease is unchanged.
+   */
+  readonly lease?: LeaseGrant | null;
 }
+
+/** A lease to set: held by `owner` for `ttlMs` from the store's now. */
+export interface LeaseGrant {
+  readonly owner: string;
+  readonly ttlMs: number;
+}
+
+/** Input of `recordStep`. */
+export interface StepInput {
+  readonly name: string;
+  /** The fence the recording worker holds: the step is recorded only while the task's fence equals it. */
+  readonly fence: number;
+  /** A JSON value (already checked for size by the caller). */
+  readonly result: unknown;
+}
+
+/** Result of `recordStep`. Only `recorded` wrote anything. */
+export type StepResult =
+  | { readonly outcome: 'recorded'; readonly step: StepRecord }
+  /** A step of that name was recorded before (by this turn or an earlier one): its result wins. */
+  | { readonly outcome: 'exists'; readonly step: StepRecord }
+  /** The task's fence moved on (or the task is gone): the writer is stale. */
+  | { readonly outcome: 'fenced' };
 
 /** Result of `commit`. */
 export type CommitResult =
@@ -213,7 +251,7 @@ export interface TaskStore {
   /**
    * Releases a claim whose task never started: deletes the task (only if its fence is still 1 and seq 0), its
    * push configs and the key (only if it still points at that task). Used when anything fails after the claim
-   * and before the task is handed to its worker, so the caller's retry can run (SEMANTICS §2 "Claim placement").
+   * and before the task is handed to its worker, so the caller's retry can run (docs/semantics.md §2 "Claim placement").
    * Returns whether anything was released.
    */
   releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean>;
@@ -234,10 +272,44 @@ export interface TaskStore {
 
   /**
    * Deletes terminal tasks older than the policy (with their events and push configs), turns expired keys whose
-   * task is gone into tombstones, and deletes tombstones past their age, in batches (SEMANTICS §6). Keys are
+   * task is gone into tombstones, and deletes tombstones past their age, in batches (docs/semantics.md §6). Keys are
    * never deleted with their tasks. Non-terminal tasks are never touched.
    */
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport>;
+
+  /**
+   * Extends the lease of `taskId` to now + `ttlMs`, only if the task's fence still equals `fence` and `owner`
+   * holds its lease. False means the worker lost the task (takeover, cancel, finish): it must stop. An owner
+   * or TTL no store can honour (empty, not a positive whole number of ms) throws `StoreError` `BAD_ARGUMENT`.
+   */
+  renewLease(scope: Scope, taskId: string, fence: number, owner: string, ttlMs: number): Promise<boolean>;
+
+  /**
+   * SUBMITTED or WORKING tasks, over every scope, whose lease lapsed at or before the store's now (at most
+   * `limit`, oldest lapse first). Tasks without a lease are never listed. Recovery takes each over with a
+   * `commit` expecting its `fence` (so of racing recoverers exactly one wins).
+   */
+  findLapsedLeases(limit: number): Promise<LapsedTask[]>;
+
+  /**
+   * Records a durable step's result once per (task, name), atomically, under the fence: `recorded` if none
+   * existed and the task's fence equals `input.fence`; `exists` with the earlier record if one exists (whatever
+   * the fence); `fenced` otherwise. Steps are deleted with their task. The result is kept as JSON text and every
+   * record hands back a parse of it, so a first run and a resumed one see the same value; a name, fence or
+   * result that cannot be kept exactly (not plain JSON data) throws `StoreError` `BAD_ARGUMENT`, recording nothing.
+   */
+  recordStep(scope: Scope, taskId: string, input: StepInput): Promise<StepResult>;
+
+  /** The recorded step, if any. */
+  getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined>;
+
+  /**
+   * Leadership among the processes sharing this store, for periodic work that one of them should do at a time
+   * (the retention schedule). Atomically: if nobody holds `role`, or its lease lapsed, or `holder` holds it,
+   * `holder` holds it until now + `ttlMs` and the call returns true; otherwise false and nothing changes. A
+   * store that only one process can use (memory) always returns true.
+   */
+  tryLead(role: string, holder: string, ttlMs: number): Promise<boolean>;
 
   /** Releases connections and timers. */
   close(): Promise<void>;

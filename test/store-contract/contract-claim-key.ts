@@ -1,7 +1,7 @@
 /**
  * Contract: claimKey and releaseKey, the key of a keyed continuation (a message for an existing task). The key
  * follows every rule of a key claimed with a new task (held, expired, replace, capacity, scope, liveness,
- * tombstones), so "K held, different M" is refused for continuations too (SEMANTICS §2). Racing claims of one key,
+ * tombstones), so "K held, different M" is refused for continuations too (docs/semantics.md §2). Racing claims of one key,
  * across store instances where the store is shared, have exactly one winner.
  */
 import { describe, expect, it } from 'vitest';
@@ -176,41 +176,36 @@ export function claimKeyContract(make: MakeStore): void {
   });
 
   describe('claimKey capacity', () => {
-    it('refuses a new key at the cap, counting keys from createTask, claimKey and tombstones', async () => {
+    it('refuses a new key at the cap, counting live keys of the scope from createTask and claimKey only', async () => {
       const { store, clock } = h();
       const exp = clock.now() + HOUR;
-      const cap = { maxKeysPerTenant: 3 };
+      const cap = { maxKeysPerScope: 3 };
       await expireKey(h, keyOf(0));
       await store.createTask(ALICE, { task: makeTask('t1'), claim: claimOf(keyOf(1), 'm1', exp) });
       await existing('t2');
-      expect(
-        (await store.claimKey(ALICE, { claim: claimOf(keyOf(2), 'm', exp), taskId: 't2', ...cap })).outcome,
-      ).toBe('claimed');
-      const full = await store.claimKey(ALICE, { claim: claimOf(keyOf(3), 'm', exp), taskId: 't2', ...cap });
-      expect(full).toEqual({ outcome: 'capacity' });
-      expect(await store.getKey(ALICE, keyOf(3))).toBeUndefined();
-      // The continuation's key counts against createTask's cap too.
+      const claim = (scope: typeof ALICE, key: string, taskId = 't2', messageId = 'm') =>
+        store.claimKey(scope, { claim: claimOf(key, messageId, exp), taskId, ...cap });
+      expect((await claim(ALICE, keyOf(2))).outcome).toBe('claimed');
+      // The tombstone of keyOf(0) takes no slot: keys 1 and 2 are live, so a third still fits.
+      expect((await claim(ALICE, keyOf(3))).outcome).toBe('claimed');
+      expect(await claim(ALICE, keyOf(4))).toEqual({ outcome: 'capacity' });
+      expect(await store.getKey(ALICE, keyOf(4))).toBeUndefined();
+      // The continuation's keys count against createTask's cap too.
       const create = await store.createTask(ALICE, {
         task: makeTask('t3'),
-        claim: claimOf(keyOf(3), 'm', exp),
+        claim: claimOf(keyOf(4), 'm', exp),
         ...cap,
       });
       expect(create.outcome).toBe('capacity');
-      // A held key is still answered at the cap; another tenant is not capped.
-      expect(
-        (await store.claimKey(ALICE, { claim: claimOf(keyOf(2), 'x', exp), taskId: 't2', ...cap })).outcome,
-      ).toBe('held');
+      // A held key is still answered at the cap; another principal and another tenant have their own caps.
+      expect((await claim(ALICE, keyOf(2), 't2', 'x')).outcome).toBe('held');
+      await existing('tb', BOB);
+      expect((await claim(BOB, keyOf(4), 'tb')).outcome).toBe('claimed');
       await existing('tg', OTHER_TENANT);
-      expect(
-        (await store.claimKey(OTHER_TENANT, { claim: claimOf(keyOf(3), 'm', exp), taskId: 'tg', ...cap }))
-          .outcome,
-      ).toBe('claimed');
-      // Purging the tombstone frees a slot.
-      clock.advance(8 * 24 * HOUR);
-      expect((await store.purgeExpired({ terminalMaxAgeMs: 100 * 24 * HOUR })).tombstones).toBe(1);
-      expect(
-        (await store.claimKey(ALICE, { claim: claimOf(keyOf(3), 'm', exp), taskId: 't2', ...cap })).outcome,
-      ).toBe('claimed');
+      expect((await claim(OTHER_TENANT, keyOf(4), 'tg')).outcome).toBe('claimed');
+      // Releasing a live key frees its slot.
+      expect(await store.releaseKey(ALICE, keyOf(3), 't2', 'm')).toBe(true);
+      expect((await claim(ALICE, keyOf(4))).outcome).toBe('claimed');
     });
   });
 
@@ -239,7 +234,7 @@ export function claimKeyContract(make: MakeStore): void {
     it('frees a slot under the cap, and never releases a tombstone', async () => {
       const { store, clock } = h();
       const exp = clock.now() + HOUR;
-      const cap = { maxKeysPerTenant: 1 };
+      const cap = { maxKeysPerScope: 1 };
       await existing('t1');
       await store.claimKey(ALICE, { claim: claimOf(keyOf(1), 'm1', exp), taskId: 't1', ...cap });
       expect(
@@ -306,22 +301,27 @@ export function claimKeyContract(make: MakeStore): void {
       }
     });
 
-    it('holds the per-tenant cap under concurrent claimKey of distinct keys', async () => {
+    it('holds the per-scope cap under concurrent claimKey of distinct keys, each principal its own', async () => {
       const { stores, close } = await racers(h());
       try {
         await existing('t1');
+        await existing('t1', BOB);
         const exp = h().clock.now() + HOUR;
+        // Alice's and Bob's claims interleave: each gets exactly its own 10, whatever the order.
         const results = await Promise.all(
-          Array.from({ length: 32 }, (_, i) =>
-            stores[i % stores.length]!.claimKey(ALICE, {
+          Array.from({ length: 64 }, (_, i) =>
+            stores[i % stores.length]!.claimKey(i % 4 < 2 ? ALICE : BOB, {
               claim: claimOf(keyOf(i), 'm', exp),
               taskId: 't1',
-              maxKeysPerTenant: 10,
+              maxKeysPerScope: 10,
             }),
           ),
         );
-        expect(results.filter((r) => r.outcome === 'claimed')).toHaveLength(10);
-        expect(results.filter((r) => r.outcome === 'capacity')).toHaveLength(22);
+        for (const owner of [0, 1]) {
+          const mine = results.filter((_, i) => (i % 4 < 2 ? 0 : 1) === owner);
+          expect(mine.filter((r) => r.outcome === 'claimed')).toHaveLength(10);
+          expect(mine.filter((r) => r.outcome === 'capacity')).toHaveLength(22);
+        }
       } finally {
         await close();
       }

@@ -1,5 +1,6 @@
 /** Contract: createTask, key claims, liveness, tombstones, capacity, scope isolation, releaseClaim. */
 import { describe, expect, it } from 'vitest';
+import type { Scope } from '../../src/store/scope.js';
 import { ALICE, BOB, HOUR, OTHER_TENANT, claimOf, keyOf, makeTask, withState } from './fixtures/tasks.js';
 import type { MakeStore, StoreHarness } from './harness.js';
 import { useStore } from './harness.js';
@@ -176,62 +177,70 @@ export function keyContract(make: MakeStore): void {
     });
   });
 
-  describe('maxKeysPerTenant', () => {
-    it('refuses a new key at the cap, writes nothing, and counts tenants apart', async () => {
+  describe('maxKeysPerScope', () => {
+    it('refuses a new key at the cap, writes nothing, and gives each principal and tenant its own cap', async () => {
       const { store, clock } = h();
       const exp = clock.now() + HOUR;
-      const cap = { maxKeysPerTenant: 2 };
-      expect(
-        (await store.createTask(ALICE, { task: makeTask('a'), claim: claimOf(keyOf(1), 'm', exp), ...cap }))
-          .outcome,
-      ).toBe('created');
-      expect(
-        (await store.createTask(BOB, { task: makeTask('b'), claim: claimOf(keyOf(2), 'm', exp), ...cap }))
-          .outcome,
-      ).toBe('created');
-      const full = await store.createTask(ALICE, {
-        task: makeTask('c'),
-        claim: claimOf(keyOf(3), 'm', exp),
-        ...cap,
-      });
-      expect(full).toEqual({ outcome: 'capacity' });
-      expect(await store.getTask(ALICE, 'c')).toBeUndefined();
+      const cap = { maxKeysPerScope: 2 };
+      const create = (scope: Scope, id: string, key: string) =>
+        store.createTask(scope, { task: makeTask(id), claim: claimOf(key, 'm', exp), ...cap });
+      expect((await create(ALICE, 'a1', keyOf(1))).outcome).toBe('created');
+      expect((await create(ALICE, 'a2', keyOf(2))).outcome).toBe('created');
+      expect(await create(ALICE, 'a3', keyOf(3))).toEqual({ outcome: 'capacity' });
+      expect(await store.getTask(ALICE, 'a3')).toBeUndefined();
       expect(await store.getKey(ALICE, keyOf(3))).toBeUndefined();
+      // Another principal of the same tenant has its own cap: Alice's keys never count against Bob's.
+      expect((await create(BOB, 'b1', keyOf(1))).outcome).toBe('created');
+      expect((await create(BOB, 'b2', keyOf(3))).outcome).toBe('created');
+      expect(await create(BOB, 'b3', keyOf(4))).toEqual({ outcome: 'capacity' });
       // A held key is still answered at the cap; unkeyed sends and other tenants are not capped.
-      expect(
-        (await store.createTask(ALICE, { task: makeTask('d'), claim: claimOf(keyOf(1), 'm', exp), ...cap }))
-          .outcome,
-      ).toBe('held');
+      expect((await create(ALICE, 'a4', keyOf(1))).outcome).toBe('held');
       expect((await store.createTask(ALICE, { task: makeTask('e'), ...cap })).outcome).toBe('created');
-      expect(
-        (
-          await store.createTask(OTHER_TENANT, {
-            task: makeTask('f'),
-            claim: claimOf(keyOf(3), 'm', exp),
-            ...cap,
-          })
-        ).outcome,
-      ).toBe('created');
+      expect((await create(OTHER_TENANT, 'f', keyOf(3))).outcome).toBe('created');
     });
 
-    it('counts tombstones until they are purged', async () => {
+    it('never counts tombstones', async () => {
       const { store, clock } = h();
       await expireKey(h, keyOf(1));
-      const cap = { maxKeysPerTenant: 1 };
+      const cap = { maxKeysPerScope: 1 };
+      const create = (id: string, key: string) =>
+        store.createTask(ALICE, { task: makeTask(id), claim: claimOf(key, 'm', clock.now() + HOUR), ...cap });
+      expect((await create('x', keyOf(2))).outcome).toBe('created');
+      expect(await create('y', keyOf(3))).toEqual({ outcome: 'capacity' });
+      expect((await store.getKey(ALICE, keyOf(1)))?.tombstone).toBe(true);
+      // Purging the tombstone frees nothing: it never took a slot.
+      clock.advance(8 * 24 * HOUR);
+      expect((await store.purgeExpired({ terminalMaxAgeMs: 100 * 24 * HOUR })).tombstones).toBe(1);
+      expect(await create('z', keyOf(3))).toEqual({ outcome: 'capacity' });
+    });
+
+    it('frees the slot of a key past its expiry whose task is gone, without a purge', async () => {
+      const { store, clock } = h();
+      const cap = { maxKeysPerScope: 1 };
+      // Claimed for a task that is gone: once past its expiry the key is no longer live (docs/semantics.md §2).
+      await store.claimKey(ALICE, {
+        claim: claimOf(keyOf(1), 'm1', clock.now() + HOUR),
+        taskId: 'gone',
+        ...cap,
+      });
+      const early = await store.createTask(ALICE, {
+        task: makeTask('early'),
+        claim: claimOf(keyOf(2), 'm', clock.now() + HOUR),
+        ...cap,
+      });
+      expect(early).toEqual({ outcome: 'capacity' });
+      clock.advance(2 * HOUR);
       const r = await store.createTask(ALICE, {
         task: makeTask('x'),
         claim: claimOf(keyOf(2), 'm', clock.now() + HOUR),
         ...cap,
       });
-      expect(r.outcome).toBe('capacity');
-      clock.advance(8 * 24 * HOUR);
-      expect((await store.purgeExpired({ terminalMaxAgeMs: HOUR })).tombstones).toBe(1);
-      const ok = await store.createTask(ALICE, {
-        task: makeTask('y'),
-        claim: claimOf(keyOf(2), 'm', clock.now() + HOUR),
-        ...cap,
+      expect(r.outcome).toBe('created');
+      // The expired key was remembered as a tombstone on the way, never simply dropped.
+      expect(await store.getKey(ALICE, keyOf(1))).toMatchObject({
+        tombstone: true,
+        tombstonedAt: clock.now(),
       });
-      expect(ok.outcome).toBe('created');
     });
   });
 }

@@ -38,7 +38,7 @@ export function purgeContract(make: MakeStore): void {
       clock.advance(2 * HOUR);
       await finished(store, 'new-done');
       const report = await store.purgeExpired({ terminalMaxAgeMs: HOUR });
-      expect(report).toEqual({ tasks: 2, keys: 0, tombstones: 0, batches: 1, complete: true });
+      expect(report).toEqual({ tasks: 2, abandoned: 0, keys: 0, tombstones: 0, batches: 1, complete: true });
       expect(await store.getTask(ALICE, 'old-done')).toBeUndefined();
       expect(await store.getTask(BOB, 'old-message')).toBeUndefined();
       expect(await store.readEvents(ALICE, 'old-done', 0)).toEqual([]);
@@ -47,6 +47,7 @@ export function purgeContract(make: MakeStore): void {
       expect(await store.getTask(ALICE, 'new-done')).toBeDefined();
       expect(await store.purgeExpired({ terminalMaxAgeMs: HOUR })).toEqual({
         tasks: 0,
+        abandoned: 0,
         keys: 0,
         tombstones: 0,
         batches: 0,
@@ -58,7 +59,11 @@ export function purgeContract(make: MakeStore): void {
       const { store, clock } = h();
       await finished(store, 't1', keyOf(1), clock.now() + 3 * HOUR);
       clock.advance(2 * HOUR);
-      expect(await store.purgeExpired({ terminalMaxAgeMs: HOUR })).toMatchObject({ tasks: 1, keys: 0 });
+      expect(await store.purgeExpired({ terminalMaxAgeMs: HOUR })).toMatchObject({
+        tasks: 1,
+        abandoned: 0,
+        keys: 0,
+      });
       expect(await store.getKey(ALICE, keyOf(1))).toMatchObject({ taskId: 't1', tombstone: false });
       clock.advance(2 * HOUR);
       expect(
@@ -90,10 +95,17 @@ export function purgeContract(make: MakeStore): void {
         maxBatches: 1,
         onProgress: (r) => progress.push(r),
       });
-      expect(partial).toEqual({ tasks: 2, keys: 0, tombstones: 0, batches: 1, complete: false });
+      expect(partial).toEqual({
+        tasks: 2,
+        abandoned: 0,
+        keys: 0,
+        tombstones: 0,
+        batches: 1,
+        complete: false,
+      });
       expect(progress.at(-1)).toEqual(partial);
       const rest = await store.purgeExpired({ terminalMaxAgeMs: HOUR, batchSize: 2 });
-      expect(rest).toEqual({ tasks: 3, keys: 0, tombstones: 0, batches: 2, complete: true });
+      expect(rest).toEqual({ tasks: 3, abandoned: 0, keys: 0, tombstones: 0, batches: 2, complete: true });
     });
 
     it('counts tasks, keys and tombstones together in batches and reports progress per batch', async () => {
@@ -106,7 +118,7 @@ export function purgeContract(make: MakeStore): void {
         batchSize: 2,
         onProgress: (p) => progress.push(p),
       });
-      expect(r).toEqual({ tasks: 3, keys: 3, tombstones: 0, batches: 3, complete: true });
+      expect(r).toEqual({ tasks: 3, abandoned: 0, keys: 3, tombstones: 0, batches: 3, complete: true });
       expect(progress.map((p) => p.batches)).toEqual([1, 2, 3, 3]);
       expect(progress.at(-1)).toEqual(r);
     });
@@ -117,6 +129,7 @@ export function purgeContract(make: MakeStore): void {
       clock.advance(2 * HOUR);
       expect(await store.purgeExpired({ terminalMaxAgeMs: HOUR, batchSize: 2, maxBatches: 2 })).toEqual({
         tasks: 4,
+        abandoned: 0,
         keys: 0,
         tombstones: 0,
         batches: 2,

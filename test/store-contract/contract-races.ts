@@ -1,11 +1,11 @@
 /**
  * Contract: races. 64 concurrent claims of one key have exactly one winner; 64 concurrent compare-and-sets on one
- * fence have exactly one winner; the per-tenant key cap holds under concurrency. For shared stores the racers
+ * fence have exactly one winner; the per-scope key cap holds under concurrency. For shared stores the racers
  * are split over two store instances with their own connections.
  */
 import { describe, expect, it } from 'vitest';
 import type { TaskStore } from '../../src/store/task-store.js';
-import { ALICE, HOUR, claimOf, keyOf, makeTask, statusEvent } from './fixtures/tasks.js';
+import { ALICE, BOB, HOUR, claimOf, keyOf, makeTask, statusEvent } from './fixtures/tasks.js';
 import type { MakeStore, StoreHarness } from './harness.js';
 import { useStore } from './harness.js';
 
@@ -93,21 +93,27 @@ export function raceContract(make: MakeStore): void {
       }
     });
 
-    it('holds the per-tenant key cap under concurrent claims of distinct keys', async () => {
+    it('holds the per-scope key cap under concurrent claims of distinct keys, each principal its own', async () => {
       const { stores, close } = await racers(h());
       try {
         const exp = h().clock.now() + HOUR;
+        // Alice's and Bob's creates interleave over both store instances: each gets exactly its own 10.
+        const scopeOf = (i: number) => (i % 4 < 2 ? ALICE : BOB);
         const results = await Promise.all(
-          Array.from({ length: 32 }, (_, i) =>
-            stores[i % stores.length]!.createTask(ALICE, {
+          Array.from({ length: 64 }, (_, i) =>
+            stores[i % stores.length]!.createTask(scopeOf(i), {
               task: makeTask(`t${i}`),
               claim: claimOf(keyOf(i), 'm', exp),
-              maxKeysPerTenant: 10,
+              maxKeysPerScope: 10,
             }),
           ),
         );
-        expect(results.filter((r) => r.outcome === 'created')).toHaveLength(10);
-        expect(results.filter((r) => r.outcome === 'capacity')).toHaveLength(22);
+        for (const scope of [ALICE, BOB]) {
+          const mine = results.filter((_, i) => scopeOf(i) === scope);
+          expect(mine.filter((r) => r.outcome === 'created')).toHaveLength(10);
+          expect(mine.filter((r) => r.outcome === 'capacity')).toHaveLength(22);
+          expect((await h().store.listTasks(scope, { pageSize: 100 })).totalSize).toBe(10);
+        }
       } finally {
         await close();
       }

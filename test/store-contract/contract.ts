@@ -3,13 +3,18 @@
  * Each backend's `*.test.ts` calls `describeTaskStoreContract` with a factory of fresh, empty stores.
  */
 import { describe } from 'vitest';
+import { abandonContract } from './contract-abandon.js';
 import { claimKeyContract } from './contract-claim-key.js';
 import { commitContract } from './contract-commit.js';
 import { keyContract } from './contract-keys.js';
+import { leadContract } from './contract-lead.js';
+import { leaseContract } from './contract-leases.js';
 import { listContract } from './contract-list.js';
 import { purgeContract } from './contract-purge.js';
 import { raceContract } from './contract-races.js';
 import { releaseContract } from './contract-release.js';
+import { stepContract } from './contract-steps.js';
+import { tombstoneAgeContract } from './contract-tombstone-age.js';
 import { watchContract } from './contract-watch.js';
 import type { MakeStore } from './harness.js';
 
@@ -25,6 +30,11 @@ export function describeTaskStoreContract(name: string, makeStore: MakeStore): v
     describe('list', () => listContract(makeStore));
     describe('watch', () => watchContract(makeStore));
     describe('purge', () => purgeContract(makeStore));
+    describe('tombstone age', () => tombstoneAgeContract(makeStore));
+    describe('abandoned tasks', () => abandonContract(makeStore));
+    describe('leadership', () => leadContract(makeStore));
+    describe('worker leases', () => leaseContract(makeStore));
+    describe('durable steps', () => stepContract(makeStore));
     describe('races', () => raceContract(makeStore));
   });
 }

@@ -1,6 +1,8 @@
 /**
  * SQLite across processes: several child processes race on one database file, through the BUILT store in dist/
- * (`npm test` builds first). Skipped, with a visible notice, when dist/ has not been built.
+ * (`npm test` builds first): key claims, compare-and-sets, leadership (tryLead), retention ending abandoned
+ * tasks while other processes continue them, recovery of a lapsed worker lease racing its lost owner's renewals,
+ * and durable steps recorded once (ADR 0036). Skipped, with a visible notice, when dist/ has not been built.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/store/clock.js';
 import { SqliteTaskStore } from '../../src/store/sqlite/index.js';
 import { racerSource } from './fixtures/sqlite-racer.js';
 
@@ -53,10 +56,16 @@ function lines(child: ChildProcessWithoutNullStreams): LineReader {
   };
 }
 
-/** Starts the racers, waits until all are ready, releases them together, and returns every outcome. */
-async function race(path: string, mode: 'claim' | 'commit'): Promise<string[]> {
+type Mode = 'claim' | 'commit' | 'lead' | 'sweep' | 'continue' | 'recover' | 'renew' | 'step';
+
+/**
+ * Starts the racers (process i in mode `mode(i)`), waits until all are ready, releases them together, and returns
+ * every outcome.
+ */
+async function race(path: string, mode: Mode | ((i: number) => Mode)): Promise<string[]> {
+  const modeOf = typeof mode === 'string' ? () => mode : mode;
   const children = Array.from({ length: PROCESSES }, (_, i) =>
-    spawn(process.execPath, [racer, path, mode, String(PER_PROCESS), String(i)], { stdio: 'pipe' }),
+    spawn(process.execPath, [racer, path, modeOf(i), String(PER_PROCESS), String(i)], { stdio: 'pipe' }),
   );
   const outs = children.map(lines);
   let stderr = '';
@@ -98,6 +107,97 @@ describe.skipIf(!built)('SQLite store across processes', () => {
     expect(results.filter((r) => r === 'ok')).toHaveLength(1);
     expect(results.filter((r) => r === 'stale')).toHaveLength(PROCESSES * PER_PROCESS - 1);
     expect(await store.readEvents(scope, 'shared', 0)).toHaveLength(1);
+    await store.close();
+  });
+
+  it(`${PROCESSES} processes x ${PER_PROCESS} tryLead of one role: exactly one leads`, async () => {
+    const path = join(dir, 'lead.db');
+    const store = new SqliteTaskStore({ path });
+    await store.migrate();
+    const results = await race(path, 'lead');
+    expect(results.filter((r) => r === 'lead')).toHaveLength(1);
+    expect(results.filter((r) => r === 'follow')).toHaveLength(PROCESSES * PER_PROCESS - 1);
+    await store.close();
+  });
+
+  it('sweeps racing continuations in other processes: each task is continued or cancelled, never both', async () => {
+    const path = join(dir, 'abandon.db');
+    // The tasks were last written 30 days ago; the children's sweeps end those idle for 29 days (wall clock).
+    const past = new ManualClock(Date.now() - 30 * 86_400_000);
+    const store = new SqliteTaskStore({ path, clock: past });
+    await store.migrate();
+    const scope = { tenant: 'acme', owner: 'alice' };
+    for (let i = 0; i < PER_PROCESS; i++) {
+      const task = { id: `w${i}`, contextId: 'ctx', status: { state: 'TASK_STATE_SUBMITTED' as const } };
+      await store.createTask(scope, { task });
+      const waiting = { ...task, status: { state: 'TASK_STATE_INPUT_REQUIRED' as const } };
+      expect((await store.commit(scope, task.id, { expectFence: 1, task: waiting, events: [] })).ok).toBe(
+        true,
+      );
+    }
+    // Half the processes sweep, half continue every task.
+    const results = await race(path, (i) => (i % 2 === 0 ? 'sweep' : 'continue'));
+    const abandoned = results
+      .filter((r) => r.startsWith('abandoned:'))
+      .reduce((sum, r) => sum + Number(r.slice('abandoned:'.length)), 0);
+    let cancelled = 0;
+    for (let i = 0; i < PER_PROCESS; i++) {
+      const rec = await store.getTask(scope, `w${i}`);
+      const wins = results.filter((r) => r === `ok:w${i}`).length;
+      expect(rec?.fence).toBe(2);
+      expect(await store.readEvents(scope, `w${i}`, 0)).toHaveLength(1);
+      if (rec?.task.status.state === 'TASK_STATE_CANCELED') {
+        cancelled++;
+        expect(wins).toBe(0);
+      } else {
+        expect(rec?.task.status.state).toBe('TASK_STATE_WORKING');
+        expect(wins).toBe(1);
+      }
+    }
+    expect(abandoned).toBe(cancelled);
+    await store.close();
+  });
+
+  it(`${PROCESSES / 2} processes recover a lapsed lease while ${PROCESSES / 2} renew it as its lost owner: one takeover wins`, async () => {
+    const path = join(dir, 'recover.db');
+    // The lease lapsed an hour ago by the wall clock the children read.
+    const past = new ManualClock(Date.now() - 3_600_000);
+    const parent = new SqliteTaskStore({ path, clock: past });
+    await parent.migrate();
+    const scope = { tenant: 'acme', owner: 'alice' };
+    const task = { id: 'leased', contextId: 'ctx', status: { state: 'TASK_STATE_WORKING' as const } };
+    await parent.createTask(scope, { task, lease: { owner: 'lost', ttlMs: 1000 } });
+    await parent.close();
+    const store = new SqliteTaskStore({ path });
+    expect(await store.findLapsedLeases(10)).toMatchObject([{ taskId: 'leased', fence: 1 }]);
+
+    const results = await race(path, (i) => (i % 2 === 0 ? 'recover' : 'renew'));
+    const recovered = results.filter((r) => r.startsWith('recovered:'));
+    expect(recovered).toHaveLength(1);
+    expect(results.filter((r) => r === 'stale')).toHaveLength((PROCESSES / 2) * PER_PROCESS - 1);
+    const winner = recovered[0]!.slice('recovered:'.length);
+    // Whatever renewals landed before the takeover, the takeover's lease is the one that stays.
+    const rec = await store.getTask(scope, 'leased');
+    expect(rec).toMatchObject({ fence: 2, lease: { owner: winner } });
+    expect(await store.renewLease(scope, 'leased', 1, 'lost', 1000)).toBe(false);
+    expect(await store.findLapsedLeases(10)).toEqual([]);
+    await store.close();
+  });
+
+  it(`${PROCESSES} processes x ${PER_PROCESS} records of one step: exactly one recorded, all see its result`, async () => {
+    const path = join(dir, 'steps.db');
+    const store = new SqliteTaskStore({ path });
+    await store.migrate();
+    const scope = { tenant: 'acme', owner: 'alice' };
+    await store.createTask(scope, {
+      task: { id: 'stepped', contextId: 'ctx', status: { state: 'TASK_STATE_WORKING' } },
+    });
+    const results = await race(path, 'step');
+    const recorded = results.filter((r) => r.startsWith('recorded:'));
+    expect(recorded).toHaveLength(1);
+    const by = recorded[0]!.slice('recorded:'.length);
+    expect(results.filter((r) => r === `exists:${by}`)).toHaveLength(PROCESSES * PER_PROCESS - 1);
+    expect(await store.getStep(scope, 'stepped', 'charge')).toMatchObject({ fence: 1, result: { by } });
     await store.close();
   });
 });

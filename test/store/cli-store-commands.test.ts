@@ -42,10 +42,10 @@ describe('a2a-once migrate', () => {
     const url = `sqlite:${join(dir, 'm.db')}`;
     const io = captureIO();
     expect(await migrate(['--store', url], io)).toBe(0);
-    expect(io.outLines.join('\n')).toMatch(/applied migration\(s\) 1; schema now at version 1/);
+    expect(io.outLines.join('\n')).toMatch(/applied migration\(s\) 1, 2, 3; schema now at version 3/);
     const again = captureIO();
     expect(await migrate([`--store=${url}`], again)).toBe(0);
-    expect(again.outLines.join('\n')).toMatch(/schema is current \(version 1\)/);
+    expect(again.outLines.join('\n')).toMatch(/schema is current \(version 3\)/);
   });
 
   it('exits 2 on bad usage and 1 when the store fails', async () => {
@@ -72,7 +72,7 @@ describe('a2a-once migrate', () => {
     });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/schema now at version 1/);
+    expect(r.stdout).toMatch(/schema now at version 3/);
   });
 });
 
@@ -82,16 +82,43 @@ describe('a2a-once sweep', () => {
     const io = captureIO(false);
     expect(await sweep(['--store', `sqlite:${path}`, '--older-than', '7d', '--batch-size', '4'], io)).toBe(0);
     expect(io.errLines).toEqual([
-      'batch 1: 4 task(s) deleted, 0 key(s) expired, 0 tombstone(s) deleted',
-      'batch 2: 5 task(s) deleted, 3 key(s) expired, 0 tombstone(s) deleted',
-      'batch 3: 5 task(s) deleted, 5 key(s) expired, 2 tombstone(s) deleted',
-      'batch 4: 5 task(s) deleted, 5 key(s) expired, 5 tombstone(s) deleted',
+      'batch 1: 4 task(s) deleted, 0 abandoned task(s) ended, 0 key(s) expired, 0 tombstone(s) deleted',
+      'batch 2: 5 task(s) deleted, 0 abandoned task(s) ended, 3 key(s) expired, 0 tombstone(s) deleted',
+      'batch 3: 5 task(s) deleted, 0 abandoned task(s) ended, 5 key(s) expired, 0 tombstone(s) deleted',
     ]);
-    // The keys expired long ago (expiresAt 0), so their tombstones are past the 7-day default too.
+    // The keys expired long ago (expiresAt 0), but they became tombstones in this sweep: a tombstone's age counts
+    // from then (ADR 0027), so the sweep that makes a tombstone never deletes it.
     expect(io.outLines.join('\n')).toMatch(
-      /5 task\(s\) deleted, 5 key\(s\) turned into tombstones, 5 tombstone\(s\) deleted in 4 batch/,
+      /5 task\(s\) deleted, 0 abandoned task\(s\) ended, 5 key\(s\) turned into tombstones, 0 tombstone\(s\) deleted in 3 batch/,
     );
     expect(io.outLines.at(-1)).toBe('complete');
+    const store = new SqliteTaskStore({ path });
+    expect(await store.getKey(scope, 'key-0000000000-0')).toMatchObject({ tombstone: true });
+    await store.close();
+  });
+
+  it('ends tasks left waiting for input longer than --abandon-after (30 days by default)', async () => {
+    const path = join(dir, 'a.db');
+    const old = new SqliteTaskStore({ path, clock: { now: () => Date.now() - 40 * DAY } });
+    await old.migrate();
+    const task = { id: 'w1', status: { state: 'TASK_STATE_SUBMITTED' as const } };
+    await old.createTask(scope, { task });
+    const waiting = { ...task, status: { state: 'TASK_STATE_INPUT_REQUIRED' as const } };
+    await old.commit(scope, 'w1', { expectFence: 1, task: waiting, events: [] });
+    await old.close();
+    const kept = captureIO();
+    expect(await sweep(['--store', `sqlite:${path}`, '--abandon-after', '60d', '--json'], kept)).toBe(0);
+    expect(JSON.parse(kept.outLines[0]!)).toMatchObject({ abandoned: 0 });
+    const io = captureIO();
+    expect(await sweep(['--store', `sqlite:${path}`, '--json'], io)).toBe(0);
+    expect(JSON.parse(io.outLines[0]!)).toMatchObject({ tasks: 0, abandoned: 1, complete: true });
+    const store = new SqliteTaskStore({ path });
+    expect(await store.getTask(scope, 'w1')).toMatchObject({
+      task: { status: { state: 'TASK_STATE_CANCELED' } },
+      fence: 2,
+      seq: 1,
+    });
+    await store.close();
   });
 
   it('stops at --max-batches, prints JSON, and redraws progress on a terminal', async () => {
@@ -111,6 +138,7 @@ describe('a2a-once sweep', () => {
     expect(await sweep(args, io)).toBe(0);
     expect(JSON.parse(io.outLines[0]!)).toEqual({
       tasks: 4,
+      abandoned: 0,
       keys: 0,
       tombstones: 0,
       batches: 2,

@@ -1,7 +1,7 @@
 /**
  * The in-memory store's own machinery, beyond the shared contract: the compact event log gives back exactly what
- * was committed, `nextRecord` wakes blocking waits, finished tasks leave in finishing order at the cap, and a
- * deferred key digest is computed once, only when read.
+ * was committed, `nextRecord` wakes blocking waits, finished tasks leave in finishing order at the cap (the
+ * ordered queue behind it), and a deferred key digest is computed once, only when read.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import type { StreamResponse, Task } from '../../src/protocol/model.js';
 import { ManualClock } from '../../src/store/clock.js';
 import { MemoryTaskStore } from '../../src/store/memory/index.js';
 import { fromLogEntry, toLogEntry } from '../../src/store/memory/memory-event-log.js';
-import { TerminalQueue, type Queued } from '../../src/store/memory/terminal-queue.js';
+import { OrderedQueue, type Queued } from '../../src/store/memory/ordered-queue.js';
 import { arbStreamResponse, arbTask } from '../protocol/arbitraries.js';
 import { ALICE, makeTask, withState } from '../store-contract/fixtures/tasks.js';
 
@@ -208,31 +208,40 @@ describe('memory store: finished tasks leave in the order they finished', () => 
     expect(await store.getTask(ALICE, 'first')).toBeDefined();
   });
 
-  it('TerminalQueue: push, remove from anywhere, re-push moves to the newest end', () => {
-    type E = Queued<E> & { id: number };
-    const q = new TerminalQueue<E>();
+  it('OrderedQueue: push in time order, remove from anywhere, re-push moves an item to its new time', () => {
+    type E = Queued<E> & { id: number; at: number };
+    const q = new OrderedQueue<E>((e) => e.at);
     const es: E[] = Array.from({ length: 5 }, (_, id) => ({
       id,
+      at: id * 10,
       older: undefined,
       newer: undefined,
-      queued: false,
+      queue: undefined,
     }));
     for (const e of es) q.push(e);
     q.remove(es[0]!);
     q.remove(es[2]!);
     q.remove(es[2]!); // twice: no effect
+    es[1]!.at = 100;
     q.push(es[1]!); // moves to the end
-    const order: number[] = [];
-    for (let e = q.oldest; e; e = e.newer) order.push(e.id);
-    expect(order).toEqual([3, 4, 1]);
-    expect(q.size).toBe(3);
+    const order = (): number[] => {
+      const ids: number[] = [];
+      for (let e = q.oldest; e; e = e.newer) ids.push(e.id);
+      return ids;
+    };
+    expect(order()).toEqual([3, 4, 1]);
+    // An item older than the newest (a clock stepped back, an odd expiry) still lands in time order.
+    es[0]!.at = 35;
+    q.push(es[0]!);
+    expect(order()).toEqual([3, 0, 4, 1]);
+    expect(q.size).toBe(4);
     while (q.oldest) q.remove(q.oldest);
     expect(q.size).toBe(0);
   });
 });
 
 describe('memory store: deferred key digest', () => {
-  it('is computed only when read, once, and kept when the key becomes a tombstone', async () => {
+  it('is computed only when read, once; the tombstone the key becomes keeps no digest', async () => {
     const clock = new ManualClock();
     const store = new MemoryTaskStore({ clock });
     let calls = 0;
@@ -256,7 +265,7 @@ describe('memory store: deferred key digest', () => {
     clock.advance(20);
     await store.purgeExpired({ terminalMaxAgeMs: 0 });
     const tomb = await store.getKey(ALICE, 'key-0000000000-a');
-    expect(tomb).toMatchObject({ tombstone: true, digest: 'd1', messageId: 'm-k1', taskId: 'k1' });
+    expect(tomb).toMatchObject({ tombstone: true, digest: '', messageId: 'm-k1', taskId: 'k1' });
     expect(calls).toBe(1);
   });
 });

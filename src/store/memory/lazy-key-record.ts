@@ -1,12 +1,12 @@
 /**
- * A live key whose message digest is computed the first time something reads it (a retry presenting the key),
- * not at claim time: SHA-256 of canonical JSON is the costliest part of a keyed send, and most keys are never
- * presented twice.
+ * A key record whose message digest is computed the first time something reads it, not when the record is
+ * built: SHA-256 of canonical JSON is the costliest part of a keyed send, and a caller that reads a key (a
+ * conflicting retry, a continuation's early check) often needs only its message id.
  *
  * A class rather than an object literal with `get digest()`: a literal's getter is a new closure per object,
- * which gives every record its own hidden class (one Map and DescriptorArray per claim) and turns every read of
- * a key record megamorphic. Here all records share one shape and the getter lives on the prototype, so
- * `{ ...record }` does NOT copy `digest`: build copies with `keyRecordWith()`.
+ * which gives every record its own hidden class (one Map and DescriptorArray each) and turns every read of a key
+ * record megamorphic (ADR 0023). Here all records share one shape and the getter lives on the prototype, so
+ * `{ ...record }` does NOT copy `digest`.
  */
 import type { KeyRecord } from '../records.js';
 
@@ -29,23 +29,8 @@ export class LazyDigestKeyRecord implements KeyRecord {
   get digest(): string {
     if (this.#digest === undefined) {
       this.#digest = this.#compute!();
-      // What the thunk holds on to (the message) can go now.
       this.#compute = undefined;
     }
     return this.#digest;
   }
-}
-
-/** A plain copy of `k` with `changes` applied; reads `digest` (computing it if it was deferred). */
-export function keyRecordWith(k: KeyRecord, changes: Partial<KeyRecord>): KeyRecord {
-  return {
-    key: k.key,
-    messageId: k.messageId,
-    digest: k.digest,
-    taskId: k.taskId,
-    createdAt: k.createdAt,
-    expiresAt: k.expiresAt,
-    tombstone: k.tombstone,
-    ...changes,
-  };
 }

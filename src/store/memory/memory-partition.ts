@@ -1,11 +1,17 @@
 /**
- * The in-memory store's data for one scope (tenant + owner): tasks with their event logs and push configs, and
- * the scope's idempotency keys. Kept apart from the store so the store file reads as the contract.
+ * The in-memory store's data for one scope (tenant + owner): tasks with their event logs and push configs, the
+ * scope's live keys and tombstones, and its listing. Kept apart from the store so the store file reads as the
+ * contract.
+ *
+ * A scope is whatever the request says (ADR 0026), so an empty one must cost nothing: its maps and listing are
+ * made on first use and dropped when they empty, and the store drops the partition itself once it holds nothing.
  */
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
-import type { KeyRecord, StoredTask } from '../records.js';
+import type { StoredTask } from '../records.js';
 import type { LogEntry } from './memory-event-log.js';
-import type { Queued } from './terminal-queue.js';
+import type { ListedTasks } from './memory-list.js';
+import type { LiveKey, Tombstone } from './memory-keys.js';
+import type { OrderedQueue, Queued } from './ordered-queue.js';
 
 /**
  * One task and what hangs off it. A class, so every entry has one shape from the start (fields added later to
@@ -18,10 +24,14 @@ export class TaskEntry implements Queued<TaskEntry> {
   pushConfigs: Map<string, TaskPushNotificationConfig> | undefined = undefined;
   /** Wake-ups of `watch` iterators and blocking waits waiting for the next event or the task's removal. */
   waiters: Set<() => void> | undefined = undefined;
-  /** Links of the store's queue of finished tasks (`terminal-queue.ts`). */
+  /** Links in the store's queue of finished, interrupted or leased running tasks (`ordered-queue.ts`); or none. */
   older: TaskEntry | undefined = undefined;
   newer: TaskEntry | undefined = undefined;
-  queued = false;
+  queue: OrderedQueue<TaskEntry> | undefined = undefined;
+  /** Keys past their expiry that wait for this task to go, to become tombstones then (ADR 0025). Rarely any. */
+  parkedKeys: LiveKey[] | undefined = undefined;
+  /** Durable steps by name, each result kept as its JSON text (parsed afresh for every reader; ADR 0036). */
+  steps: Map<string, RecordedStep> | undefined = undefined;
 
   constructor(
     public record: StoredTask,
@@ -29,22 +39,33 @@ export class TaskEntry implements Queued<TaskEntry> {
   ) {}
 }
 
-/** One scope's tasks and keys. Maps keep insertion order, which the sweeps rely on. */
+/** A durable step as the memory store keeps it. */
+export interface RecordedStep {
+  readonly text: string;
+  readonly fence: number;
+  readonly recordedAt: number;
+}
+
+/** One scope's tasks and keys. */
 export class MemoryPartition {
-  readonly tasks = new Map<string, TaskEntry>();
-  /** Live keys in claim order (so in `expiresAt` order for a constant TTL). */
-  readonly keys = new Map<string, KeyRecord>();
-  /** Expired keys, in expiry order. */
-  readonly tombstones = new Map<string, KeyRecord>();
+  tasks: Map<string, TaskEntry> | undefined = undefined;
+  /** Live keys (past their expiry too, while their task exists). */
+  keys: Map<string, LiveKey> | undefined = undefined;
+  tombstones: Map<string, Tombstone> | undefined = undefined;
+  /** Task-kind records in ListTasks order (`memory-list.ts`). */
+  listed: ListedTasks | undefined = undefined;
+  /** Set when the store dropped this partition: a holder must look the scope up again before writing. */
+  dropped = false;
 
   constructor(
     readonly scopeId: string,
     readonly tenant: string,
+    readonly owner: string,
   ) {}
 
-  /** Whether the partition holds nothing and can be dropped (tasks AND keys gone: a live key keeps it). */
+  /** Whether the partition holds nothing and can be dropped (tasks, keys AND tombstones gone). */
   get isEmpty(): boolean {
-    return this.tasks.size === 0 && this.keys.size === 0 && this.tombstones.size === 0;
+    return this.tasks === undefined && this.keys === undefined && this.tombstones === undefined;
   }
 }
 

@@ -7,10 +7,10 @@
  * `held`. A key that must be changed (expired into a tombstone, or replaced) is re-read `FOR UPDATE` first, so two
  * replicas cannot both replace it.
  */
-import type { KeyCountCache } from '../sql/key-count-cache.js';
+import { AT_CAP_EXPIRY_BUDGET, type KeyCountCache } from '../sql/key-count-cache.js';
 import type { KeyRecord } from '../records.js';
 import type { Scope } from '../scope.js';
-import { isKeyLive, toInt, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
+import { asTombstone, isKeyLive, toInt, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
 import {
   claimDigest,
@@ -22,7 +22,7 @@ import {
 import type { PgClientLike } from './pg-pool-like.js';
 import type { PgStatements } from './pg-statements.js';
 
-/** Advisory-lock class of the per-tenant key cap (with `hashtext(schema/tenant)` as the second key). */
+/** Advisory-lock class of the per-scope key cap (with the hash of schema, tenant and owner as the second key). */
 export const CAPACITY_LOCK_CLASS = 0x41324f01;
 /** How often a claim re-reads after losing to a concurrent delete before giving up (never "claimed"). */
 const MAX_CLAIM_ROUNDS = 8;
@@ -32,7 +32,7 @@ export interface PgClaimContext {
   readonly c: PgClientLike;
   readonly sql: PgStatements;
   readonly schema: string;
-  /** Spares the per-claim COUNT(*) of a tenant's keys while the cap is far away. */
+  /** Spares the per-claim COUNT(*) of a scope's live keys while the cap is far away. */
   readonly counts?: KeyCountCache;
 }
 
@@ -49,11 +49,12 @@ export async function claimKeyPg(
   now: number,
 ): Promise<ClaimKeyResult> {
   const { c, sql, schema } = ctx;
-  if (policy.maxKeysPerTenant !== undefined) {
-    // Serialise keyed claims of one tenant while a cap applies, so the count below is exact across replicas.
+  if (policy.maxKeysPerScope !== undefined) {
+    // Serialise keyed claims of one scope while a cap applies, so the count below is exact across replicas. The
+    // lock name is JSON so no tenant/owner pair can pass for another; a hash collision only serialises more.
     await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
       CAPACITY_LOCK_CLASS,
-      `${schema}/${scope.tenant}`,
+      JSON.stringify([schema, scope.tenant, scope.owner]),
     ]);
   }
   const keyArgs = [scope.tenant, scope.owner, claim.key];
@@ -68,21 +69,22 @@ export async function claimKeyPg(
       if (isKeyLive(held, await taskExists(c, sql, scope, held.taskId), now))
         return { outcome: 'held', key: held };
       if (!held.tombstone) {
-        await c.query(sql.tombstoneKey, keyArgs);
-        held = { ...held, tombstone: true };
+        await c.query(sql.tombstoneKey, [...keyArgs, now]);
+        held = asTombstone(held, now);
       }
       if ((policy.onExpiredKey ?? 'refuse') === 'refuse') return { outcome: 'expired', key: held };
       // Replace: we hold the row lock, so our delete + insert is the only claim that can land on this key.
       await c.query(sql.deleteKey, keyArgs);
     }
-    const max = policy.maxKeysPerTenant;
-    if (max !== undefined && !ctx.counts?.clearlyBelow(scope.tenant, max, now)) {
-      const { rows } = await c.query(sql.countTenantKeys, [scope.tenant]);
-      const n = toInt(rows[0]?.n);
-      ctx.counts?.counted(scope.tenant, n, now);
-      if (n >= max) return { outcome: 'capacity' };
+    const max = policy.maxKeysPerScope;
+    if (
+      max !== undefined &&
+      !ctx.counts?.clearlyBelow(scope, max, now) &&
+      !(await roomUnderCap(ctx, scope, max, now))
+    ) {
+      return { outcome: 'capacity' };
     }
-    ctx.counts?.claimed(scope.tenant);
+    ctx.counts?.claimed(scope);
     const digest = claimDigest(claim);
     const ins = await c.query(sql.insertKey, [
       ...keyArgs,
@@ -112,4 +114,25 @@ async function taskExists(
   taskId: string,
 ): Promise<boolean> {
   return (await c.query(sql.taskExists, [scope.tenant, scope.owner, taskId])).rows.length > 0;
+}
+
+/**
+ * Whether the scope holds fewer than `max` live keys (exact: the caller holds the scope's advisory lock). At the
+ * cap, its keys past expiry whose task is gone are not live any more: they are turned into tombstones (a bounded
+ * number per claim) and no longer count.
+ */
+async function roomUnderCap(ctx: PgClaimContext, scope: Scope, max: number, now: number): Promise<boolean> {
+  const { c, sql } = ctx;
+  let n = toInt((await c.query(sql.countScopeLiveKeys, [scope.tenant, scope.owner])).rows[0]?.n);
+  if (n >= max) {
+    const expired = await c.query(sql.expireScopeKeys, [
+      scope.tenant,
+      scope.owner,
+      now,
+      AT_CAP_EXPIRY_BUDGET,
+    ]);
+    n -= expired.rows.length;
+  }
+  ctx.counts?.counted(scope, n, now);
+  return n < max;
 }

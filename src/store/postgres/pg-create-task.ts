@@ -1,15 +1,16 @@
 /**
  * `createTask` on PostgreSQL, in one READ COMMITTED transaction: the key claim (pg-claim-key.ts), the task insert
- * and the inline push configs commit together or not at all.
+ * with its worker lease, and the inline push configs commit together or not at all.
  */
 import type { StoredTask } from '../records.js';
 import type { Scope } from '../scope.js';
 import { deriveColumns } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
+import { leaseAt } from '../sql/worker-lease.js';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.js';
 import { claimKeyPg, type PgClaimContext } from './pg-claim-key.js';
 
-/** Runs the claim + create inside the transaction on `ctx.c`. */
+/** Runs the claim + create inside the transaction on `ctx.c` (the caller checked `input.lease`). */
 export async function createTaskPg(
   ctx: PgClaimContext,
   scope: Scope,
@@ -24,6 +25,8 @@ export async function createTaskPg(
     if (claimed.outcome !== 'claimed') return claimed;
   }
   const d = deriveColumns(task, 'task');
+  // The worker's lease goes in with the row: the task is never visible without the lease its first turn holds.
+  const lease = input.lease ? leaseAt(input.lease, now) : undefined;
   const inserted = await c.query(sql.insertTask, [
     scope.tenant,
     scope.owner,
@@ -34,6 +37,8 @@ export async function createTaskPg(
     d.contextId,
     d.terminal,
     now,
+    lease?.owner ?? null,
+    lease?.expiresAt ?? null,
   ]);
   if (inserted.rows.length === 0) {
     throw new StoreError('TASK_EXISTS', `task ${task.id} already exists in this scope`);
@@ -41,6 +46,14 @@ export async function createTaskPg(
   for (const p of input.pushConfigs ?? []) {
     if (p.id) await c.query(sql.putPushConfig, [scope.tenant, scope.owner, task.id, p.id, JSON.stringify(p)]);
   }
-  const record: StoredTask = { task, kind: 'task', fence: 1, seq: 0, createdAt: now, updatedAt: now };
+  const record: StoredTask = {
+    task,
+    kind: 'task',
+    fence: 1,
+    seq: 0,
+    createdAt: now,
+    updatedAt: now,
+    ...(lease ? { lease } : {}),
+  };
   return { outcome: 'created', record };
 }

@@ -35,11 +35,13 @@ export function migratePostgres(pool: PgPoolLike, t: PgTables, clock: Clock): Pr
     const applied: number[] = [];
     for (const m of migrations) {
       if (done.has(m.version)) continue;
+      const now = clock.now();
       for (const statement of m.statements) await c.query(statement);
+      for (const statement of m.atMigrationTime ?? []) await c.query(statement, [now]);
       await c.query(`INSERT INTO ${t.migrations} (version, name, applied_at) VALUES ($1, $2, $3)`, [
         m.version,
         m.name,
-        clock.now(),
+        now,
       ]);
       applied.push(m.version);
     }

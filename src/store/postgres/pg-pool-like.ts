@@ -1,6 +1,6 @@
 /**
- * The subset of pg's `Pool` the PostgreSQL store uses, as a structural interface (ARCHITECTURE.md "Stores take
- * structural interfaces"): a `pg.Pool` fits as is, and so does any pool of your own or the PGlite adapter
+ * The subset of pg's `Pool` the PostgreSQL store uses, as a structural interface (ADR 0001; stores take
+ * structural interfaces): a `pg.Pool` fits as is, and so does any pool of your own or the PGlite adapter
  * (`pglitePool`). Nothing here imports pg.
  */
 

@@ -76,5 +76,58 @@ export function pgMigrations(t: PgTables): readonly Migration[] {
         )`,
       ],
     },
+    {
+      version: 2,
+      name: 'tombstone age, per-scope live key count, abandoned tasks, leases',
+      statements: [
+        // When the key became a tombstone: its age is counted from here, never from expires_at (ADR 0027).
+        `ALTER TABLE ${t.keys} ADD COLUMN tombstoned_at BIGINT`,
+        `CREATE INDEX a2a_keys_tombstone_age ON ${t.keys} (tombstone, tombstoned_at)`,
+        // The key cap counts the live keys of one scope (tenant + principal) from the index alone, and at the cap
+        // finds the scope's expired ones by the same index.
+        `CREATE INDEX a2a_keys_scope_live ON ${t.keys} (tenant, owner, tombstone, expires_at)`,
+        // Retention's abandoned phase: interrupted tasks by age (ADR 0028).
+        `CREATE INDEX a2a_tasks_interrupted ON ${t.tasks} (status_state, updated_at)`,
+        // Leadership for periodic work (tryLead, ADR 0028).
+        `CREATE TABLE ${t.leases} (
+          role TEXT COLLATE "C" PRIMARY KEY,
+          holder TEXT COLLATE "C" NOT NULL,
+          expires_at BIGINT NOT NULL
+        )`,
+      ],
+      atMigrationTime: [
+        // Tombstones made before this version did not record when. It was some time between their key's expiry
+        // and now; only "now" never cuts a tombstone's life short (an early delete would let a retry run again),
+        // so their age starts at the migration: they may live up to one TTL longer than they would have.
+        `UPDATE ${t.keys} SET tombstoned_at = $1 WHERE tombstone`,
+      ],
+    },
+    {
+      version: 3,
+      name: 'worker leases on tasks, durable steps',
+      statements: [
+        // The worker running the task's current turn and when its lease lapses (ADR 0036); NULL while none does.
+        // Nullable columns without a default: adding them rewrites nothing.
+        `ALTER TABLE ${t.tasks} ADD COLUMN lease_owner TEXT COLLATE "C", ADD COLUMN lease_expires_at BIGINT`,
+        // Recovery lists running tasks by lapse. Partial: only rows that can ever be listed are in it, so the
+        // index stays the size of the running work and the query reads it in order (no sort, no scan).
+        `CREATE INDEX a2a_tasks_lease ON ${t.tasks} (lease_expires_at)
+          WHERE lease_expires_at IS NOT NULL AND kind = 'task'
+            AND status_state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`,
+        // A step's result, once per task and name; it goes with its task. TEXT, not JSONB: the result must come
+        // back exactly as recorded (JSONB reorders keys and refuses \u0000), and we never query inside it.
+        `CREATE TABLE ${t.steps} (
+          tenant TEXT COLLATE "C" NOT NULL,
+          owner TEXT COLLATE "C" NOT NULL,
+          task_id TEXT COLLATE "C" NOT NULL,
+          name TEXT COLLATE "C" NOT NULL,
+          result TEXT NOT NULL,
+          fence INTEGER NOT NULL,
+          recorded_at BIGINT NOT NULL,
+          PRIMARY KEY (tenant, owner, task_id, name),
+          FOREIGN KEY (tenant, owner, task_id) REFERENCES ${t.tasks} (tenant, owner, id) ON DELETE CASCADE
+        )`,
+      ],
+    },
   ];
 }

@@ -2,7 +2,13 @@
  * The SQL text of the PostgreSQL store for one schema, rendered once per store. Parameters are positional
  * (`$1`...); the first two are always the scope's tenant and owner.
  */
-import { KEY_COLUMNS, TASK_COLUMNS } from '../sql/sql-rows.js';
+import {
+  INTERRUPTED_STATES_SQL,
+  KEY_COLUMNS,
+  RUNNING_STATES_SQL,
+  STEP_COLUMNS,
+  TASK_COLUMNS,
+} from '../sql/sql-rows.js';
 import type { PgTables } from './pg-tables.js';
 
 /** Every statement of the store, by purpose. */
@@ -10,18 +16,22 @@ export type PgStatements = ReturnType<typeof pgStatements>;
 
 /** Renders the statements for the tables `t`. */
 export function pgStatements(t: PgTables) {
-  const keyExpired = `k.tombstone = FALSE AND k.expires_at <= $1 AND NOT EXISTS (
+  // A key past its expiry whose task is gone (`now` is the parameter holding the store's time).
+  const keyExpired = (now: string) => `k.tombstone = FALSE AND k.expires_at <= ${now} AND NOT EXISTS (
     SELECT 1 FROM ${t.tasks} x WHERE x.tenant = k.tenant AND x.owner = k.owner AND x.id = k.task_id)`;
+  const abandoned = (cutoff: string) =>
+    `status_state IN ${INTERRUPTED_STATES_SQL} AND updated_at <= ${cutoff} AND kind = 'task'`;
   return {
     selectTask: `SELECT ${TASK_COLUMNS} FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`,
     taskSeq: `SELECT seq FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`,
     taskExists: `SELECT 1 AS one FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`,
     insertTask: `INSERT INTO ${t.tasks} (tenant, owner, id, kind, task, reply, fence, seq, status_state, status_ts,
-        context_id, terminal, created_at, updated_at)
-      VALUES ($1, $2, $3, 'task', $4, NULL, 1, 0, $5, $6, $7, $8, $9, $9)
+        context_id, terminal, created_at, updated_at, lease_owner, lease_expires_at)
+      VALUES ($1, $2, $3, 'task', $4, NULL, 1, 0, $5, $6, $7, $8, $9, $9, $10, $11)
       ON CONFLICT DO NOTHING RETURNING id`,
     // The compare-and-set: the row lock makes concurrent writers queue, and each re-checks fence and seq against
-    // the row the previous one committed (READ COMMITTED re-evaluates the WHERE on the newest version).
+    // the row the previous one committed (READ COMMITTED re-evaluates the WHERE on the newest version). $15 says
+    // whether the write sets the lease ($16, $17: both NULL to clear it) or leaves it as it is.
     casTask: `UPDATE ${t.tasks} SET
         kind = CASE WHEN $5::text IS NOT NULL THEN 'message' ELSE kind END,
         task = $4,
@@ -30,7 +40,9 @@ export function pgStatements(t: PgTables) {
         seq = seq + $7::int,
         status_state = $8, status_ts = $9, context_id = $10,
         terminal = ($11::boolean OR $5::text IS NOT NULL OR kind = 'message'),
-        updated_at = $12
+        updated_at = $12,
+        lease_owner = CASE WHEN $15::boolean THEN $16::text ELSE lease_owner END,
+        lease_expires_at = CASE WHEN $15::boolean THEN $17::bigint ELSE lease_expires_at END
       WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = $13 AND ($14::int IS NULL OR seq = $14::int)
       RETURNING ${TASK_COLUMNS}`,
     releaseTask: `DELETE FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = 1 AND seq = 0
@@ -42,7 +54,8 @@ export function pgStatements(t: PgTables) {
     lockKey: `SELECT ${KEY_COLUMNS} FROM ${t.keys} WHERE tenant = $1 AND owner = $2 AND key = $3 FOR UPDATE`,
     insertKey: `INSERT INTO ${t.keys} (tenant, owner, key, message_id, digest, task_id, created_at, expires_at)
       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING RETURNING key`,
-    tombstoneKey: `UPDATE ${t.keys} SET tombstone = TRUE WHERE tenant = $1 AND owner = $2 AND key = $3`,
+    tombstoneKey: `UPDATE ${t.keys} SET tombstone = TRUE, tombstoned_at = $4
+      WHERE tenant = $1 AND owner = $2 AND key = $3`,
     deleteKey: `DELETE FROM ${t.keys} WHERE tenant = $1 AND owner = $2 AND key = $3`,
     releaseKey: `DELETE FROM ${t.keys}
       WHERE tenant = $1 AND owner = $2 AND key = $3 AND task_id = $4 AND tombstone = FALSE`,
@@ -50,7 +63,14 @@ export function pgStatements(t: PgTables) {
     releaseContinuationKey: `DELETE FROM ${t.keys}
       WHERE tenant = $1 AND owner = $2 AND key = $3 AND task_id = $4 AND message_id = $5 AND tombstone = FALSE
       RETURNING key`,
-    countTenantKeys: `SELECT count(*) AS n FROM ${t.keys} WHERE tenant = $1`,
+    // The cap counts live keys of one scope; tombstones never count (index a2a_keys_scope_live).
+    countScopeLiveKeys: `SELECT count(*) AS n FROM ${t.keys} WHERE tenant = $1 AND owner = $2 AND tombstone = FALSE`,
+    // At the cap: the scope's keys past expiry whose task is gone are no longer live; remember them as tombstones.
+    expireScopeKeys: `UPDATE ${t.keys} k SET tombstone = TRUE, tombstoned_at = $3 WHERE (k.tenant, k.owner, k.key) IN (
+        SELECT k.tenant, k.owner, k.key FROM ${t.keys} k
+        WHERE k.tenant = $1 AND k.owner = $2 AND ${keyExpired('$3')} LIMIT $4 FOR UPDATE SKIP LOCKED)
+        AND ${keyExpired('$3')}
+      RETURNING k.key`,
 
     putPushConfig: `INSERT INTO ${t.pushConfigs} (tenant, owner, task_id, id, config)
       SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3)
@@ -67,17 +87,57 @@ export function pgStatements(t: PgTables) {
         SELECT tenant, owner, id FROM ${t.tasks} WHERE terminal AND updated_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
         AND terminal AND updated_at <= $1
       RETURNING tenant, owner, id`,
-    expireKeys: `UPDATE ${t.keys} k SET tombstone = TRUE WHERE (k.tenant, k.owner, k.key) IN (
-        SELECT k.tenant, k.owner, k.key FROM ${t.keys} k WHERE ${keyExpired} LIMIT $2 FOR UPDATE SKIP LOCKED)
-        AND ${keyExpired}
+    // Interrupted tasks not written since the cutoff (index a2a_tasks_interrupted), locked so a continuation
+    // waits for the fenced write that ends each one (or was first, and the row no longer qualifies).
+    selectAbandoned: `SELECT tenant, owner, id, ${TASK_COLUMNS} FROM ${t.tasks} WHERE ${abandoned('$1')}
+      LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    expireKeys: `UPDATE ${t.keys} k SET tombstone = TRUE, tombstoned_at = $1 WHERE (k.tenant, k.owner, k.key) IN (
+        SELECT k.tenant, k.owner, k.key FROM ${t.keys} k WHERE ${keyExpired('$1')} LIMIT $2 FOR UPDATE SKIP LOCKED)
+        AND ${keyExpired('$1')}
       RETURNING k.key`,
+    // A tombstone's age runs from when it became one (ADR 0027).
     purgeTombstones: `DELETE FROM ${t.keys} WHERE (tenant, owner, key) IN (
-        SELECT tenant, owner, key FROM ${t.keys} WHERE tombstone AND expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
-        AND tombstone AND expires_at <= $1
+        SELECT tenant, owner, key FROM ${t.keys} WHERE tombstone AND tombstoned_at <= $1
+        LIMIT $2 FOR UPDATE SKIP LOCKED)
+        AND tombstone AND tombstoned_at <= $1
       RETURNING key`,
+    // Tombstones a build older than schema 2 wrote (during a rolling upgrade) start their age now.
+    dateUndatedTombstones: `UPDATE ${t.keys} SET tombstoned_at = $1 WHERE tombstone AND tombstoned_at IS NULL`,
     anyPurgeable: `SELECT
         EXISTS (SELECT 1 FROM ${t.tasks} WHERE terminal AND updated_at <= $1)
-        OR EXISTS (SELECT 1 FROM ${t.keys} k WHERE ${keyExpired.replaceAll('$1', '$2')})
-        OR EXISTS (SELECT 1 FROM ${t.keys} WHERE tombstone AND expires_at <= $3) AS any`,
+        OR ($4::bigint IS NOT NULL AND EXISTS (SELECT 1 FROM ${t.tasks} WHERE ${abandoned('$4::bigint')}))
+        OR EXISTS (SELECT 1 FROM ${t.keys} k WHERE ${keyExpired('$2')})
+        OR EXISTS (SELECT 1 FROM ${t.keys} WHERE tombstone AND tombstoned_at <= $3) AS any`,
+
+    // Worker leases (ADR 0036). Only the holder renews, and only under the fence it holds: a takeover raised the
+    // fence under the row lock, so the lost worker's renewal, queued behind it, re-checks and matches nothing.
+    // Renewing is not a write of the task: updated_at stays.
+    renewLease: `UPDATE ${t.tasks} SET lease_expires_at = $6
+      WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = $4 AND lease_owner = $5
+      RETURNING id`,
+    // Reads the partial index a2a_tasks_lease in order; its predicate is repeated here (see the schema).
+    findLapsedLeases: `SELECT tenant, owner, id, fence, lease_owner, lease_expires_at FROM ${t.tasks}
+      WHERE lease_expires_at <= $1 AND lease_expires_at IS NOT NULL AND kind = 'task'
+        AND status_state IN ${RUNNING_STATES_SQL}
+      ORDER BY lease_expires_at LIMIT $2`,
+
+    // Durable steps (ADR 0036), one statement: the fence check takes the task's row FOR SHARE, so a takeover
+    // (an UPDATE of that row) either committed first, and the re-checked fence no longer matches, or waits until
+    // the step is in. ON CONFLICT: of racing inserts of one name one inserts, the others wait for it and insert
+    // nothing; the caller then reads the winner's committed row.
+    recordStep: `WITH live AS (
+        SELECT 1 FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = $4::int FOR SHARE)
+      INSERT INTO ${t.steps} (tenant, owner, task_id, name, result, fence, recorded_at)
+      SELECT $1, $2, $3, $5, $6, $4::int, $7::bigint FROM live
+      ON CONFLICT DO NOTHING RETURNING name`,
+    selectStep: `SELECT ${STEP_COLUMNS} FROM ${t.steps}
+      WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND name = $4`,
+
+    // One atomic conditional upsert: take the role if it is free, lapsed, or already ours (ADR 0028). Racing
+    // inserts of one role queue on its primary key; each then re-checks the WHERE on the committed row.
+    tryLead: `INSERT INTO ${t.leases} AS l (role, holder, expires_at) VALUES ($1, $2, $3)
+      ON CONFLICT (role) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+      WHERE l.holder = EXCLUDED.holder OR l.expires_at <= $4
+      RETURNING role`,
   };
 }

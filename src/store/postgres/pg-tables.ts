@@ -14,6 +14,8 @@ export interface PgTables {
   readonly keys: string;
   readonly pushConfigs: string;
   readonly migrations: string;
+  readonly leases: string;
+  readonly steps: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -35,5 +37,7 @@ export function pgTables(schema: string): PgTables {
     keys: `${q}.a2a_keys`,
     pushConfigs: `${q}.a2a_push_configs`,
     migrations: `${q}.a2a_migrations`,
+    leases: `${q}.a2a_leases`,
+    steps: `${q}.a2a_steps`,
   };
 }

@@ -3,37 +3,43 @@
  * atomicity comes from the database: the key's primary key (`ON CONFLICT DO NOTHING`) for claims, a conditional
  * `UPDATE ... WHERE fence = $ [AND seq = $]` holding the task's row lock for compare-and-set, and the events
  * inserted in the same transaction. Timestamps come from the store's `Clock`, not the database's, so replicas
- * need roughly synchronised clocks (NTP); only TTLs and retention read them, never the dedup decision itself.
+ * need roughly synchronised clocks (NTP); only TTLs, retention and leases read them, never the dedup decision.
  */
 import { KeyCountCache } from '../sql/key-count-cache.js';
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodePageToken } from '../page-token.js';
-import type { KeyRecord, StoredEvent, StoredTask } from '../records.js';
+import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from '../records.js';
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
 import type { MigrationReport } from '../sql/migration.js';
 import { pollWatch } from '../sql/poll-watch.js';
+import { leaseInputError } from '../sql/lease.js';
 import { runPurge } from '../sql/purge-loop.js';
 import {
-  deriveColumns,
   toInt,
   toKeyRecord,
+  toLapsedTask,
   toPushConfig,
   toStoredEvent,
   toStoredTask,
   type EventRow,
   type KeyRow,
+  type LapsedRow,
   type TaskRow,
 } from '../sql/sql-rows.js';
+import { stepResultText } from '../sql/step-input.js';
+import { checkLeaseGrant, checkLimit, checkOwnerAndTtl } from '../sql/worker-lease.js';
 import type {
   ClaimKeyInput,
   ClaimKeyResult,
   CommitResult,
   CreateTaskInput,
   CreateTaskResult,
+  StepInput,
+  StepResult,
   StoreCapabilities,
   TaskPage,
   TaskQuery,
@@ -44,8 +50,10 @@ import { claimKeyPg } from './pg-claim-key.js';
 import { createTaskPg } from './pg-create-task.js';
 import { migratePostgres } from './pg-migrate.js';
 import type { PgPoolLike, PgQueryable } from './pg-pool-like.js';
-import { pgPurgeBatch, pgPurgeRemains } from './pg-purge.js';
+import { commitPg } from './pg-commit.js';
+import { pgDateUndatedTombstones, pgPurgeBatch, pgPurgeRemains, type PgPurgeCutoffs } from './pg-purge.js';
 import { pgStatements, type PgStatements } from './pg-statements.js';
+import { recordStepPg, selectStepPg } from './pg-steps.js';
 import { pgTables, type PgTables } from './pg-tables.js';
 import { inTransaction } from './pg-transaction.js';
 
@@ -75,7 +83,7 @@ export class PostgresTaskStore implements TaskStore {
   readonly #sql: PgStatements;
   readonly #clock: Clock;
   readonly #pollIntervalMs: number;
-  /** Spares the per-claim COUNT(*) of a tenant's keys while the cap is far away. */
+  /** Spares the per-claim COUNT(*) of a scope's live keys while the cap is far away. */
   readonly #keyCounts = new KeyCountCache();
   readonly #tombstoneTtlMs: number;
   readonly #closePool: boolean;
@@ -107,7 +115,8 @@ export class PostgresTaskStore implements TaskStore {
     return row ? toStoredTask(row as unknown as TaskRow) : undefined;
   }
 
-  createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
+  async createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
+    checkLeaseGrant('createTask', input.lease);
     const now = this.#clock.now();
     return inTransaction(this.#pool, (c) =>
       createTaskPg(
@@ -151,51 +160,12 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult> {
+    checkLeaseGrant('commit', write.lease);
     const now = this.#clock.now();
-    const kindAfter = write.reply ? 'message' : 'task';
-    const d = deriveColumns(write.task, kindAfter);
-    const n = write.events.length;
-    const result = await inTransaction(this.#pool, async (c): Promise<CommitResult> => {
-      const updated = await c.query(this.#sql.casTask, [
-        scope.tenant,
-        scope.owner,
-        taskId,
-        JSON.stringify(write.task),
-        write.reply ? JSON.stringify(write.reply) : null,
-        write.nextFence ?? null,
-        n,
-        d.statusState,
-        d.statusTs,
-        d.contextId,
-        d.terminal,
-        now,
-        write.expectFence,
-        write.expectSeq ?? null,
-      ]);
-      const row = updated.rows[0];
-      if (!row) return { ok: false, current: await this.#task(c, scope, taskId) };
-      const record = toStoredTask(row as unknown as TaskRow);
-      if (n > 0) await this.#insertEvents(c, scope, taskId, record.seq - n, write);
-      // The caller's objects, not re-parsed JSON: the same snapshot the memory store returns.
-      return {
-        ok: true,
-        record: { ...record, task: write.task, ...(write.reply ? { reply: write.reply } : {}) },
-      };
-    });
+    const ctx = { sql: this.#sql, tables: this.#tables };
+    const result = await inTransaction(this.#pool, (c) => commitPg({ ...ctx, c }, scope, taskId, write, now));
     if (result.ok) this.#notifier.notify(taskKey(scope, taskId));
     return result;
-  }
-
-  async #insertEvents(c: PgQueryable, scope: Scope, taskId: string, firstSeq: number, write: TaskWrite) {
-    const values: unknown[] = [scope.tenant, scope.owner, taskId];
-    const tuples = write.events.map((event, i) => {
-      values.push(firstSeq + i + 1, JSON.stringify(event));
-      return `($1, $2, $3, $${values.length - 1}, $${values.length})`;
-    });
-    await c.query(
-      `INSERT INTO ${this.#tables.events} (tenant, owner, task_id, seq, event) VALUES ${tuples.join(', ')}`,
-      values,
-    );
   }
 
   async readEvents(scope: Scope, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
@@ -275,19 +245,59 @@ export class PostgresTaskStore implements TaskStore {
 
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
     const now = this.#clock.now();
-    const cut = {
+    const cut: PgPurgeCutoffs = {
       now,
       taskCutoff: now - policy.terminalMaxAgeMs,
+      abandonCutoff: policy.interruptedMaxAgeMs === undefined ? null : now - policy.interruptedMaxAgeMs,
       tombCutoff: now - (policy.tombstoneMaxAgeMs ?? this.#tombstoneTtlMs),
     };
     return runPurge(policy, {
+      prepare: () => pgDateUndatedTombstones(this.#pool, this.#sql, now),
       runBatch: async (limit) => {
-        const { result, removed } = await pgPurgeBatch(this.#pool, this.#sql, cut, limit);
-        for (const r of removed) this.#notifier.notify(taskKey(r, r.id));
+        const { result, touched } = await pgPurgeBatch(this.#pool, this.#sql, this.#tables, cut, limit);
+        // Deleted tasks end their watches; ended ones deliver their last event.
+        for (const t of touched) this.#notifier.notify(taskKey(t, t.id));
         return result;
       },
       hasPurgeable: () => pgPurgeRemains(this.#pool, this.#sql, cut),
     });
+  }
+
+  async renewLease(
+    scope: Scope,
+    taskId: string,
+    fence: number,
+    owner: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    checkOwnerAndTtl('renewLease', owner, ttlMs);
+    const now = this.#clock.now();
+    const args = [scope.tenant, scope.owner, taskId, fence, owner, now + ttlMs];
+    return (await this.#pool.query(this.#sql.renewLease, args)).rows.length > 0;
+  }
+
+  async findLapsedLeases(limit: number): Promise<LapsedTask[]> {
+    checkLimit('findLapsedLeases', limit);
+    const { rows } = await this.#pool.query(this.#sql.findLapsedLeases, [this.#clock.now(), limit]);
+    return rows.map((r) => toLapsedTask(r as unknown as LapsedRow));
+  }
+
+  async recordStep(scope: Scope, taskId: string, input: StepInput): Promise<StepResult> {
+    const text = stepResultText(input);
+    const step = { name: input.name, fence: input.fence, text };
+    return recordStepPg(this.#pool, this.#sql, scope, taskId, step, this.#clock.now());
+  }
+
+  getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
+    return selectStepPg(this.#pool, this.#sql, scope, taskId, name);
+  }
+
+  async tryLead(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    const bad = leaseInputError(role, holder, ttlMs);
+    if (bad) throw bad;
+    const now = this.#clock.now();
+    const { rows } = await this.#pool.query(this.#sql.tryLead, [role, holder, now + ttlMs, now]);
+    return rows.length > 0;
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,12 @@ export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly statements: readonly string[];
+  /**
+   * Run after `statements`, in the same transaction, each with one parameter: the migration's time from the
+   * store's clock (`@now` in SQLite, `$1` in PostgreSQL). For data only the application clock can give, since
+   * every stored time comes from it (ADR 0010), never from the database's clock.
+   */
+  readonly atMigrationTime?: readonly string[];
 }
 
 /** What `migrate()` did. */

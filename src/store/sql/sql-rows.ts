@@ -4,8 +4,11 @@
  */
 import type { Message, StreamResponse, Task } from '../../protocol/model.js';
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
-import { isTerminalState } from '../../protocol/task-state.js';
-import type { KeyRecord, StoredEvent, StoredTask } from '../records.js';
+import { TASK_STATES, isTerminalState } from '../../protocol/task-state.js';
+import { isInterruptedState } from '../abandon.js';
+import { RUNNING_STATES } from './worker-lease.js';
+import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask, TaskLease } from '../records.js';
+import { stepRecord } from './step-input.js';
 
 /** A row of `a2a_tasks` (the columns the stores select). */
 export interface TaskRow {
@@ -16,6 +19,28 @@ export interface TaskRow {
   seq: unknown;
   created_at: unknown;
   updated_at: unknown;
+  /** Both NULL while no worker holds the task (schema version 3 on). */
+  lease_owner: unknown;
+  lease_expires_at: unknown;
+}
+
+/** A row of `findLapsedLeases`. */
+export interface LapsedRow {
+  tenant: unknown;
+  owner: unknown;
+  id: unknown;
+  fence: unknown;
+  lease_owner: unknown;
+  lease_expires_at: unknown;
+}
+
+/** A row of `a2a_steps`. */
+export interface StepRow {
+  task_id: unknown;
+  name: unknown;
+  result: unknown;
+  fence: unknown;
+  recorded_at: unknown;
 }
 
 /** A row of `a2a_keys`. */
@@ -27,6 +52,8 @@ export interface KeyRow {
   created_at: unknown;
   expires_at: unknown;
   tombstone: unknown;
+  /** NULL while the key is live (schema version 2 on). */
+  tombstoned_at: unknown;
 }
 
 /** A row of `a2a_events`. */
@@ -36,9 +63,13 @@ export interface EventRow {
 }
 
 /** Column list of `TaskRow`, for SELECTs. */
-export const TASK_COLUMNS = 'kind, task, reply, fence, seq, created_at, updated_at';
+export const TASK_COLUMNS =
+  'kind, task, reply, fence, seq, created_at, updated_at, lease_owner, lease_expires_at';
+/** Column list of `StepRow`. */
+export const STEP_COLUMNS = 'task_id, name, result, fence, recorded_at';
 /** Column list of `KeyRow`. */
-export const KEY_COLUMNS = 'key, message_id, digest, task_id, created_at, expires_at, tombstone';
+export const KEY_COLUMNS =
+  'key, message_id, digest, task_id, created_at, expires_at, tombstone, tombstoned_at';
 
 /** An integer column as a JS number (BIGINT arrives as a string from pg). */
 export function toInt(value: unknown): number {
@@ -60,6 +91,7 @@ export function toBool(value: unknown): boolean {
 /** Maps a task row to its record. */
 export function toStoredTask(row: TaskRow): StoredTask {
   const reply = row.reply === null || row.reply === undefined ? undefined : fromJson<Message>(row.reply);
+  const lease = toLease(row.lease_owner, row.lease_expires_at);
   return {
     task: fromJson<Task>(row.task),
     kind: row.kind === 'message' ? 'message' : 'task',
@@ -68,20 +100,60 @@ export function toStoredTask(row: TaskRow): StoredTask {
     seq: toInt(row.seq),
     createdAt: toInt(row.created_at),
     updatedAt: toInt(row.updated_at),
+    // Only a held task carries the field (as the memory store's records do), so a leaseless one compares equal.
+    ...(lease ? { lease } : {}),
   };
+}
+
+/** The lease columns as a lease, or undefined when no worker holds the task. */
+export function toLease(owner: unknown, expiresAt: unknown): TaskLease | undefined {
+  // A TEXT column: NULL (no lease) arrives as null, a held lease's owner as a string.
+  if (typeof owner !== 'string' || expiresAt === null || expiresAt === undefined) return undefined;
+  return { owner, expiresAt: toInt(expiresAt) };
+}
+
+/** Maps a row of `findLapsedLeases` (its lease columns are never NULL: the query selects on them). */
+export function toLapsedTask(row: LapsedRow): LapsedTask {
+  return {
+    tenant: String(row.tenant),
+    owner: String(row.owner),
+    taskId: String(row.id),
+    fence: toInt(row.fence),
+    lease: { owner: String(row.lease_owner), expiresAt: toInt(row.lease_expires_at) },
+  };
+}
+
+/** Maps a step row to its record (the result column is the step's JSON text). */
+export function toStepRecord(row: StepRow): StepRecord {
+  return stepRecord(
+    String(row.task_id),
+    String(row.name),
+    String(row.result),
+    toInt(row.fence),
+    toInt(row.recorded_at),
+  );
 }
 
 /** Maps a key row to its record. */
 export function toKeyRecord(row: KeyRow): KeyRecord {
-  return {
+  const tombstone = toBool(row.tombstone);
+  const record: KeyRecord = {
     key: String(row.key),
     messageId: String(row.message_id),
     digest: String(row.digest),
     taskId: String(row.task_id),
     createdAt: toInt(row.created_at),
     expiresAt: toInt(row.expires_at),
-    tombstone: toBool(row.tombstone),
+    tombstone,
   };
+  // Only tombstones carry the field (as the memory store's records do), so a live key compares equal anywhere.
+  const at = row.tombstoned_at;
+  return tombstone && at !== null && at !== undefined ? { ...record, tombstonedAt: toInt(at) } : record;
+}
+
+/** `held` as the tombstone a claim just turned it into at `now`. */
+export function asTombstone(held: KeyRecord, now: number): KeyRecord {
+  return { ...held, tombstone: true, tombstonedAt: now };
 }
 
 /** Maps an event row. */
@@ -93,6 +165,12 @@ export function toStoredEvent(row: EventRow): StoredEvent {
 export function toPushConfig(value: unknown): TaskPushNotificationConfig {
   return fromJson<TaskPushNotificationConfig>(value);
 }
+
+/**
+ * The running states as a SQL list, `('A', 'B')`, for the lapsed-lease query and its partial index. Derived from
+ * the predicate every store uses, so SQL and memory agree about which leased tasks are recoverable.
+ */
+export const RUNNING_STATES_SQL = `(${RUNNING_STATES.map((s) => `'${s}'`).join(', ')})`;
 
 /** The columns derived from a task for indexing: what ListTasks filters on and what retention sweeps. */
 export interface DerivedColumns {
@@ -114,7 +192,15 @@ export function deriveColumns(task: Task, kind: 'task' | 'message'): DerivedColu
   };
 }
 
-/** Whether a key still holds its claim: not a tombstone, and unexpired or its task still exists (SEMANTICS §2). */
+/**
+ * The interrupted states as a SQL list, `('A', 'B')`, for the abandoned phase of retention. Derived from the one
+ * predicate every store uses, so the SQL can never disagree with the memory store about which tasks qualify.
+ */
+export const INTERRUPTED_STATES_SQL = `(${TASK_STATES.filter(isInterruptedState)
+  .map((s) => `'${s}'`)
+  .join(', ')})`;
+
+/** Whether a key still holds its claim: not a tombstone, and unexpired or its task still exists (docs/semantics.md §2). */
 export function isKeyLive(key: KeyRecord, taskExists: boolean, now: number): boolean {
   return !key.tombstone && (key.expiresAt > now || taskExists);
 }

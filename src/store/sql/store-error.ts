@@ -9,6 +9,8 @@ export type StoreErrorCode =
   | 'BAD_STORE_URL'
   /** An option is out of range (schema name, interval). */
   | 'BAD_OPTIONS'
+  /** A method was called with an argument it cannot honour (a lease of no time, a role with no name). */
+  | 'BAD_ARGUMENT'
   /** The optional driver package (pg, better-sqlite3) is not installed. */
   | 'DRIVER_MISSING'
   /** The database was migrated by a newer a2a-once than this one. */

@@ -6,7 +6,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { KeyRecord } from '../records.js';
 import type { Scope } from '../scope.js';
-import { isKeyLive, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
+import { asTombstone, isKeyLive, toKeyRecord, type KeyRow } from '../sql/sql-rows.js';
 import {
   claimDigest,
   liveKeyRecord,
@@ -14,7 +14,7 @@ import {
   type KeyClaim,
   type KeyClaimPolicy,
 } from '../task-store.js';
-import type { KeyCountCache } from '../sql/key-count-cache.js';
+import { AT_CAP_EXPIRY_BUDGET, type KeyCountCache } from '../sql/key-count-cache.js';
 import { SQL } from './sqlite-statements.js';
 
 /**
@@ -38,19 +38,21 @@ export function claimKeyTx(
     if (isKeyLive(held, taskExists, now)) return { outcome: 'held', key: held };
     if (!held.tombstone) {
       // Expired and its task gone: it becomes a tombstone (as the memory store does), whatever happens next.
-      stmt(SQL.tombstoneKey).run(keyArgs);
-      held = { ...held, tombstone: true };
+      stmt(SQL.tombstoneKey).run({ ...keyArgs, now });
+      held = asTombstone(held, now);
     }
     if ((policy.onExpiredKey ?? 'refuse') === 'refuse') return { outcome: 'expired', key: held };
     stmt(SQL.deleteKey).run(keyArgs);
   }
-  const max = policy.maxKeysPerTenant;
-  if (max !== undefined && !counts?.clearlyBelow(scope.tenant, max, now)) {
-    const { n } = stmt(SQL.countTenantKeys).get({ tenant: scope.tenant }) as { n: number };
-    counts?.counted(scope.tenant, n, now);
-    if (n >= max) return { outcome: 'capacity' };
+  const max = policy.maxKeysPerScope;
+  if (
+    max !== undefined &&
+    !counts?.clearlyBelow(scope, max, now) &&
+    !roomUnderCap(stmt, scope, max, now, counts)
+  ) {
+    return { outcome: 'capacity' };
   }
-  counts?.claimed(scope.tenant);
+  counts?.claimed(scope);
   const key = liveKeyRecord(claim, claimDigest(claim), taskId, now);
   stmt(SQL.insertKey).run({
     ...keyArgs,
@@ -61,4 +63,21 @@ export function claimKeyTx(
     expiresAt: key.expiresAt,
   });
   return { outcome: 'claimed', key };
+}
+
+/**
+ * Whether the scope holds fewer than `max` live keys (exact count). At the cap, its keys past expiry whose task is
+ * gone are not live any more: they are turned into tombstones (a bounded number per claim) and no longer count.
+ */
+function roomUnderCap(
+  stmt: (sql: string) => Statement,
+  scope: Scope,
+  max: number,
+  now: number,
+  counts: KeyCountCache | undefined,
+): boolean {
+  let { n } = stmt(SQL.countScopeLiveKeys).get(scope) as { n: number };
+  if (n >= max) n -= stmt(SQL.expireScopeKeys).run({ ...scope, now, limit: AT_CAP_EXPIRY_BUDGET }).changes;
+  counts?.counted(scope, n, now);
+  return n < max;
 }

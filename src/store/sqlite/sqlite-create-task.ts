@@ -1,18 +1,19 @@
 /**
  * `createTask` inside the store's IMMEDIATE transaction: the key claim (insert-if-absent, sqlite-claim-key.ts), the
- * task insert and the inline push configs commit together or not at all.
+ * task insert with its worker lease, and the inline push configs commit together or not at all.
  */
 import type { Statement } from 'better-sqlite3';
 import type { StoredTask } from '../records.js';
 import type { Scope } from '../scope.js';
 import { deriveColumns } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
+import { leaseAt } from '../sql/worker-lease.js';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.js';
 import { claimKeyTx } from './sqlite-claim-key.js';
 import type { KeyCountCache } from '../sql/key-count-cache.js';
 import { SQL } from './sqlite-statements.js';
 
-/** Runs the claim + create; call only inside an IMMEDIATE transaction. */
+/** Runs the claim + create; call only inside an IMMEDIATE transaction (the caller checked `input.lease`). */
 export function createTaskTx(
   stmt: (sql: string) => Statement,
   scope: Scope,
@@ -27,6 +28,8 @@ export function createTaskTx(
     if (claimed.outcome !== 'claimed') return claimed;
   }
   const d = deriveColumns(input.task, 'task');
+  // The worker's lease goes in with the row: the task is never visible without the lease its first turn holds.
+  const lease = input.lease ? leaseAt(input.lease, now) : undefined;
   try {
     stmt(SQL.insertTask).run({
       ...scope,
@@ -37,6 +40,8 @@ export function createTaskTx(
       contextId: d.contextId,
       terminal: d.terminal ? 1 : 0,
       now,
+      leaseOwner: lease?.owner ?? null,
+      leaseExpiresAt: lease?.expiresAt ?? null,
     });
   } catch (err) {
     if (err instanceof Error && 'code' in err && err.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
@@ -54,6 +59,7 @@ export function createTaskTx(
     seq: 0,
     createdAt: now,
     updatedAt: now,
+    ...(lease ? { lease } : {}),
   };
   return { outcome: 'created', record };
 }

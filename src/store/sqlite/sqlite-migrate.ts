@@ -26,8 +26,10 @@ export function migrateSqlite(db: Database, clock: Clock): MigrationReport {
     const record = db.prepare('INSERT INTO a2a_migrations (version, name, applied_at) VALUES (?, ?, ?)');
     for (const m of SQLITE_MIGRATIONS) {
       if (done.has(m.version)) continue;
+      const now = clock.now();
       for (const sql of m.statements) db.exec(sql);
-      record.run(m.version, m.name, clock.now());
+      for (const sql of m.atMigrationTime ?? []) db.prepare(sql).run({ now });
+      record.run(m.version, m.name, now);
       applied.push(m.version);
     }
     return { applied, version: newest };

@@ -1,12 +1,15 @@
 /**
- * One retention batch of the SQLite store (run inside an IMMEDIATE transaction): finished tasks first, then
- * expired keys whose task is gone become tombstones, then old tombstones go, up to `limit` items in all. Keys are
- * never deleted with their task: only the key phase and the tombstone phase touch `a2a_keys`.
+ * One retention batch of the SQLite store (run inside an IMMEDIATE transaction), up to `limit` items in all, in
+ * this order: finished tasks, abandoned interrupted tasks (ended, not deleted), expired keys whose task is gone
+ * (into tombstones), old tombstones. Keys are never deleted with their task: only the key phase and the tombstone
+ * phase touch `a2a_keys`.
  */
 import type { Statement } from 'better-sqlite3';
+import { abandonedTaskWrite } from '../abandon.js';
 import type { Scope } from '../scope.js';
 import type { BatchResult } from '../sql/purge-loop.js';
-import { toBool } from '../sql/sql-rows.js';
+import { toBool, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
+import { commitTx } from './sqlite-commit.js';
 import { SQL } from './sqlite-statements.js';
 
 /** The instants a purge compares against, all from the store's clock. */
@@ -14,12 +17,14 @@ export interface PurgeCutoffs {
   readonly now: number;
   /** Finished tasks last written at or before this go. */
   readonly taskCutoff: number;
-  /** Tombstones whose key expired at or before this go. */
+  /** Interrupted tasks last written at or before this are ended; null when the policy keeps them. */
+  readonly abandonCutoff: number | null;
+  /** Tombstones that became tombstones at or before this go. */
   readonly tombCutoff: number;
 }
 
-/** A task deleted by the batch, so its watchers can be woken. */
-export interface RemovedTask extends Scope {
+/** A task the batch deleted or ended, so its watchers can be woken. */
+export interface TouchedTask extends Scope {
   readonly id: string;
 }
 
@@ -28,14 +33,58 @@ export function purgeBatch(
   stmt: (sql: string) => Statement,
   c: PurgeCutoffs,
   limit: number,
-): { result: BatchResult; removed: RemovedTask[] } {
-  const removed = stmt(SQL.purgeTasks).all({ cutoff: c.taskCutoff, limit }) as RemovedTask[];
+): { result: BatchResult; touched: TouchedTask[] } {
+  const removed = stmt(SQL.purgeTasks).all({ cutoff: c.taskCutoff, limit }) as TouchedTask[];
   let left = limit - removed.length;
+  const ended = left > 0 && c.abandonCutoff !== null ? endAbandoned(stmt, c.abandonCutoff, c.now, left) : [];
+  left -= ended.length;
   const keys = left > 0 ? stmt(SQL.expireKeys).run({ now: c.now, limit: left }).changes : 0;
   left -= keys;
   const tombstones =
     left > 0 ? stmt(SQL.purgeTombstones).run({ cutoff: c.tombCutoff, limit: left }).changes : 0;
-  return { result: { tasks: removed.length, keys, tombstones }, removed };
+  return {
+    result: { tasks: removed.length, abandoned: ended.length, keys, tombstones },
+    touched: [...removed, ...ended],
+  };
+}
+
+/**
+ * Ends up to `limit` abandoned tasks with the shared write (abandon.ts) as a compare-and-set on the fence and seq
+ * just read: inside the IMMEDIATE transaction nothing can move them in between, so the check is a safety net.
+ */
+function endAbandoned(
+  stmt: (sql: string) => Statement,
+  cutoff: number,
+  now: number,
+  limit: number,
+): TouchedTask[] {
+  const rows = stmt(SQL.selectAbandoned).all({ cutoff, limit }) as (TaskRow & TouchedTask)[];
+  const ended: TouchedTask[] = [];
+  for (const row of rows) {
+    const cur = toStoredTask(row);
+    const end = abandonedTaskWrite(cur.task, now);
+    const scope = { tenant: String(row.tenant), owner: String(row.owner) };
+    const r = commitTx(
+      stmt,
+      scope,
+      String(row.id),
+      {
+        expectFence: cur.fence,
+        expectSeq: cur.seq,
+        nextFence: cur.fence + 1,
+        task: end.task,
+        events: [end.event],
+      },
+      now,
+    );
+    if (r.ok) ended.push({ ...scope, id: String(row.id) });
+  }
+  return ended;
+}
+
+/** Dates tombstones a build older than schema 2 wrote without `tombstoned_at`: their age starts now. */
+export function dateUndatedTombstones(stmt: (sql: string) => Statement, now: number): void {
+  stmt(SQL.dateUndatedTombstones).run({ now });
 }
 
 /** Whether anything is still eligible for purging. */

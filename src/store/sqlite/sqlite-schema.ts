@@ -1,7 +1,7 @@
 /**
  * The SQLite schema (ADR 0010). Times are epoch-ms INTEGERs from the store's clock; JSON is TEXT. Events and push
  * configs cascade from their task; keys have NO foreign key, so deleting a task never frees its key (a freed
- * key would let the next retry run the send again: seed 000 "Server support").
+ * key would let the next retry run the send again: a2a-rust's idempotency extension, "Server support").
  */
 import type { Migration } from '../sql/migration.js';
 
@@ -72,6 +72,59 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (tenant, owner, task_id, id),
         FOREIGN KEY (tenant, owner, task_id) REFERENCES a2a_tasks (tenant, owner, id) ON DELETE CASCADE
       )`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'tombstone age, per-scope live key count, abandoned tasks, leases',
+    statements: [
+      // When the key became a tombstone: its age is counted from here, never from expires_at (ADR 0027).
+      `ALTER TABLE a2a_keys ADD COLUMN tombstoned_at INTEGER`,
+      `CREATE INDEX a2a_keys_tombstone_age ON a2a_keys (tombstone, tombstoned_at)`,
+      // The key cap counts the live keys of one scope (tenant + principal) from the index alone, and at the cap
+      // finds the scope's expired ones by the same index.
+      `CREATE INDEX a2a_keys_scope_live ON a2a_keys (tenant, owner, tombstone, expires_at)`,
+      // Retention's abandoned phase: interrupted tasks by age (ADR 0028).
+      `CREATE INDEX a2a_tasks_interrupted ON a2a_tasks (status_state, updated_at)`,
+      // Leadership for periodic work (tryLead, ADR 0028).
+      `CREATE TABLE a2a_leases (
+        role TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      )`,
+    ],
+    atMigrationTime: [
+      // Tombstones made before this version did not record when. It was some time between their key's expiry and
+      // now; only "now" never cuts a tombstone's life short (an early delete would let a retry run again), so
+      // their age starts at the migration: they may live up to one TTL longer than they would have.
+      `UPDATE a2a_keys SET tombstoned_at = @now WHERE tombstone = 1`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'worker leases on tasks, durable steps',
+    statements: [
+      // The worker running the task's current turn and when its lease lapses (ADR 0036); NULL while none does.
+      `ALTER TABLE a2a_tasks ADD COLUMN lease_owner TEXT`,
+      `ALTER TABLE a2a_tasks ADD COLUMN lease_expires_at INTEGER`,
+      // Recovery lists running tasks by lapse. Partial: only rows that can ever be listed are in it, so the index
+      // stays the size of the running work, and the query walks it in order (no sort, no scan of finished tasks).
+      // The predicate must stay textually the one of SQL.findLapsedLeases, or SQLite will not use the index.
+      `CREATE INDEX a2a_tasks_lease ON a2a_tasks (lease_expires_at)
+        WHERE lease_expires_at IS NOT NULL AND kind = 'task'
+          AND status_state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`,
+      // A step's result, once per task and name; it goes with its task (ADR 0036).
+      `CREATE TABLE a2a_steps (
+        tenant TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        result TEXT NOT NULL,
+        fence INTEGER NOT NULL,
+        recorded_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, owner, task_id, name),
+        FOREIGN KEY (tenant, owner, task_id) REFERENCES a2a_tasks (tenant, owner, id) ON DELETE CASCADE
+      ) WITHOUT ROWID`,
     ],
   },
 ];

@@ -9,30 +9,36 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodePageToken } from '../page-token.js';
-import type { KeyRecord, StoredEvent, StoredTask } from '../records.js';
+import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from '../records.js';
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
 import type { MigrationReport } from '../sql/migration.js';
 import { pollWatch } from '../sql/poll-watch.js';
+import { leaseInputError } from '../sql/lease.js';
 import { runPurge } from '../sql/purge-loop.js';
 import {
-  deriveColumns,
   toKeyRecord,
+  toLapsedTask,
   toPushConfig,
   toStoredEvent,
   toStoredTask,
   type EventRow,
   type KeyRow,
+  type LapsedRow,
   type TaskRow,
 } from '../sql/sql-rows.js';
+import { stepResultText } from '../sql/step-input.js';
+import { checkLeaseGrant, checkLimit, checkOwnerAndTtl } from '../sql/worker-lease.js';
 import type {
   ClaimKeyInput,
   ClaimKeyResult,
   CommitResult,
   CreateTaskInput,
   CreateTaskResult,
+  StepInput,
+  StepResult,
   StoreCapabilities,
   TaskPage,
   TaskQuery,
@@ -40,11 +46,13 @@ import type {
   TaskWrite,
 } from '../task-store.js';
 import { migrateSqlite } from './sqlite-migrate.js';
-import { purgeBatch, purgeRemains } from './sqlite-purge.js';
+import { commitTx } from './sqlite-commit.js';
+import { dateUndatedTombstones, purgeBatch, purgeRemains, type PurgeCutoffs } from './sqlite-purge.js';
 import { SQL } from './sqlite-statements.js';
 import { KeyCountCache } from '../sql/key-count-cache.js';
 import { claimKeyTx } from './sqlite-claim-key.js';
 import { createTaskTx } from './sqlite-create-task.js';
+import { recordStepTx, selectStep } from './sqlite-steps.js';
 
 /** Options of the SQLite store. Give `path` (the store opens and owns the file) or `database` (yours). */
 export interface SqliteTaskStoreOptions {
@@ -73,7 +81,7 @@ export class SqliteTaskStore implements TaskStore {
   readonly #ownsDb: boolean;
   readonly #clock: Clock;
   readonly #pollIntervalMs: number;
-  /** Spares the per-claim COUNT(*) of a tenant's keys while the cap is far away. */
+  /** Spares the per-claim COUNT(*) of a scope's live keys while the cap is far away. */
   readonly #keyCounts = new KeyCountCache();
   readonly #tombstoneTtlMs: number;
   readonly #statements = new Map<string, Statement>();
@@ -136,7 +144,10 @@ export class SqliteTaskStore implements TaskStore {
 
   createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
     const now = this.#clock.now();
-    return this.#write(() => createTaskTx((sql) => this.#stmt(sql), scope, input, now, this.#keyCounts));
+    return this.#write(() => {
+      checkLeaseGrant('createTask', input.lease);
+      return createTaskTx((sql) => this.#stmt(sql), scope, input, now, this.#keyCounts);
+    });
   }
 
   claimKey(scope: Scope, input: ClaimKeyInput): Promise<ClaimKeyResult> {
@@ -165,44 +176,9 @@ export class SqliteTaskStore implements TaskStore {
 
   commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult> {
     const now = this.#clock.now();
-    return this.#write((): CommitResult => {
-      const cur = this.#task(scope, taskId);
-      if (!cur) return { ok: false, current: undefined };
-      if (cur.fence !== write.expectFence || (write.expectSeq !== undefined && cur.seq !== write.expectSeq)) {
-        return { ok: false, current: cur };
-      }
-      let seq = cur.seq;
-      const insert = this.#stmt(SQL.insertEvent);
-      for (const event of write.events)
-        insert.run({ ...scope, taskId, seq: ++seq, event: JSON.stringify(event) });
-      const reply = write.reply ?? cur.reply;
-      const kind = write.reply ? 'message' : cur.kind;
-      const d = deriveColumns(write.task, kind);
-      const fence = write.nextFence ?? cur.fence;
-      this.#stmt(SQL.updateTask).run({
-        ...scope,
-        taskId,
-        kind,
-        task: JSON.stringify(write.task),
-        reply: reply ? JSON.stringify(reply) : null,
-        fence,
-        seq,
-        statusState: d.statusState,
-        statusTs: d.statusTs,
-        contextId: d.contextId,
-        terminal: d.terminal ? 1 : 0,
-        now,
-      });
-      const record: StoredTask = {
-        task: write.task,
-        kind,
-        ...(reply ? { reply } : {}),
-        fence,
-        seq,
-        createdAt: cur.createdAt,
-        updatedAt: now,
-      };
-      return { ok: true, record };
+    return this.#write(() => {
+      checkLeaseGrant('commit', write.lease);
+      return commitTx((sql) => this.#stmt(sql), scope, taskId, write, now);
     }).then((result) => {
       if (result.ok) this.#notifier.notify(taskKey(scope, taskId));
       return result;
@@ -289,20 +265,63 @@ export class SqliteTaskStore implements TaskStore {
 
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
     const now = this.#clock.now();
-    const cutoffs = {
+    const cutoffs: PurgeCutoffs = {
       now,
       taskCutoff: now - policy.terminalMaxAgeMs,
+      abandonCutoff: policy.interruptedMaxAgeMs === undefined ? null : now - policy.interruptedMaxAgeMs,
       tombCutoff: now - (policy.tombstoneMaxAgeMs ?? this.#tombstoneTtlMs),
     };
     const stmt = (sql: string) => this.#stmt(sql);
     return runPurge(policy, {
+      prepare: () => this.#write(() => dateUndatedTombstones(stmt, now)),
       runBatch: (limit) =>
-        this.#write(() => purgeBatch(stmt, cutoffs, limit)).then(({ result, removed }) => {
-          for (const r of removed) this.#notifier.notify(taskKey(r, r.id));
+        this.#write(() => purgeBatch(stmt, cutoffs, limit)).then(({ result, touched }) => {
+          // Deleted tasks end their watches; ended ones deliver their last event.
+          for (const t of touched) this.#notifier.notify(taskKey(t, t.id));
           return result;
         }),
       hasPurgeable: () => this.#read(() => purgeRemains(stmt, cutoffs)),
     });
+  }
+
+  renewLease(scope: Scope, taskId: string, fence: number, owner: string, ttlMs: number): Promise<boolean> {
+    const now = this.#clock.now();
+    return this.#write(() => {
+      checkOwnerAndTtl('renewLease', owner, ttlMs);
+      const args = { ...scope, taskId, fence, leaseOwner: owner, expiresAt: now + ttlMs };
+      return this.#stmt(SQL.renewLease).run(args).changes > 0;
+    });
+  }
+
+  findLapsedLeases(limit: number): Promise<LapsedTask[]> {
+    const now = this.#clock.now();
+    return this.#read(() => {
+      checkLimit('findLapsedLeases', limit);
+      const rows = this.#stmt(SQL.findLapsedLeases).all({ now, limit }) as LapsedRow[];
+      return rows.map(toLapsedTask);
+    });
+  }
+
+  recordStep(scope: Scope, taskId: string, input: StepInput): Promise<StepResult> {
+    const now = this.#clock.now();
+    return this.#write(() => {
+      const text = stepResultText(input);
+      const step = { name: input.name, fence: input.fence, text };
+      return recordStepTx((sql) => this.#stmt(sql), scope, taskId, step, now);
+    });
+  }
+
+  getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
+    return this.#read(() => selectStep((sql) => this.#stmt(sql), scope, taskId, name));
+  }
+
+  tryLead(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    const bad = leaseInputError(role, holder, ttlMs);
+    if (bad) return Promise.reject(bad);
+    const now = this.#clock.now();
+    return this.#write(
+      () => this.#stmt(SQL.tryLead).run({ role, holder, now, expiresAt: now + ttlMs }).changes > 0,
+    );
   }
 
   close(): Promise<void> {

@@ -1,0 +1,87 @@
+/**
+ * The compare-and-set of the PostgreSQL store, inside the caller's transaction: `commit` uses it, and so does
+ * retention's abandoned phase, so ending an abandoned task is written exactly like any other status change. The
+ * UPDATE holds the task's row lock; concurrent writers queue on it and each re-checks fence and seq against the
+ * row the previous one committed (READ COMMITTED re-evaluates the WHERE on the newest version).
+ */
+import type { Scope } from '../scope.js';
+import { deriveColumns, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
+import { leaseAt } from '../sql/worker-lease.js';
+import type { CommitResult, TaskWrite } from '../task-store.js';
+import type { PgClientLike } from './pg-pool-like.js';
+import type { PgStatements } from './pg-statements.js';
+import type { PgTables } from './pg-tables.js';
+
+/** Where a commit runs: a client inside an open transaction, the store's statements and tables. */
+export interface PgCommitContext {
+  readonly c: PgClientLike;
+  readonly sql: PgStatements;
+  readonly tables: PgTables;
+}
+
+/**
+ * Applies `write` if the stored fence (and seq, when given) match, appending its events and setting, clearing or
+ * keeping the worker lease as it says (the caller checked a grant). The lease rides in the same UPDATE.
+ */
+export async function commitPg(
+  ctx: PgCommitContext,
+  scope: Scope,
+  taskId: string,
+  write: TaskWrite,
+  now: number,
+): Promise<CommitResult> {
+  const { c, sql } = ctx;
+  const kindAfter = write.reply ? 'message' : 'task';
+  const d = deriveColumns(write.task, kindAfter);
+  const n = write.events.length;
+  const lease = write.lease ? leaseAt(write.lease, now) : undefined;
+  const updated = await c.query(sql.casTask, [
+    scope.tenant,
+    scope.owner,
+    taskId,
+    JSON.stringify(write.task),
+    write.reply ? JSON.stringify(write.reply) : null,
+    write.nextFence ?? null,
+    n,
+    d.statusState,
+    d.statusTs,
+    d.contextId,
+    d.terminal,
+    now,
+    write.expectFence,
+    write.expectSeq ?? null,
+    write.lease !== undefined,
+    lease?.owner ?? null,
+    lease?.expiresAt ?? null,
+  ]);
+  const row = updated.rows[0];
+  if (!row) {
+    const current = (await c.query(sql.selectTask, [scope.tenant, scope.owner, taskId])).rows[0];
+    return { ok: false, current: current ? toStoredTask(current as unknown as TaskRow) : undefined };
+  }
+  const record = toStoredTask(row as unknown as TaskRow);
+  if (n > 0) await insertEvents(ctx, scope, taskId, record.seq - n, write);
+  // The caller's objects, not re-parsed JSON: the same snapshot the memory store returns.
+  return {
+    ok: true,
+    record: { ...record, task: write.task, ...(write.reply ? { reply: write.reply } : {}) },
+  };
+}
+
+async function insertEvents(
+  ctx: PgCommitContext,
+  scope: Scope,
+  taskId: string,
+  firstSeq: number,
+  write: TaskWrite,
+): Promise<void> {
+  const values: unknown[] = [scope.tenant, scope.owner, taskId];
+  const tuples = write.events.map((event, i) => {
+    values.push(firstSeq + i + 1, JSON.stringify(event));
+    return `($1, $2, $3, $${values.length - 1}, $${values.length})`;
+  });
+  await ctx.c.query(
+    `INSERT INTO ${ctx.tables.events} (tenant, owner, task_id, seq, event) VALUES ${tuples.join(', ')}`,
+    values,
+  );
+}
