@@ -1,5 +1,5 @@
 /**
- * `A2AClient`: every A2A v1.0 operation over JSON-RPC or HTTP+JSON, with sends that run once (SEMANTICS §7).
+ * `A2AClient`: every A2A v1.0 operation over JSON-RPC or HTTP+JSON, with sends that run once (docs/semantics.md §7).
  *
  * @example
  * const client = await A2AClient.fromCardUrl('https://agent.example.com');
@@ -15,25 +15,27 @@ import type {
   ListTasksResponse,
   TaskPushNotificationConfig,
 } from '../protocol/requests.js';
-import { cardUrlOf, fetchAgentCard, honoursKeys } from './card-resolver.js';
-import { ClientError } from './client-error.js';
-import { Connection } from './connection.js';
-import { selectInterfaces } from './interface-selection.js';
-import type { A2AClientOptions, CallOptions, Endpoint, MessageInput, SendOptions } from './options.js';
+import { cardUrlOf, fetchAgentCard, honoursKeys } from './connection/card-resolver.js';
+import { ClientError } from './connection/client-error.js';
+import { Connection } from './connection/connection.js';
+import { selectInterfaces } from './connection/interface-selection.js';
+import type { CallOptions, Endpoint } from './connection/call-options.js';
+import type { A2AClientOptions } from './options.js';
+import type { MessageInput, SendOptions } from './sends/send-options.js';
 import {
   readAgentCard,
   readListTasks,
   readPushConfig,
   readPushConfigList,
   readTask,
-} from './parse-results.js';
-import { recoverPending } from './recovery.js';
-import type { RecoverOptions, RecoveryResult } from './recovery.js';
-import { resolveRetry } from './retry-loop.js';
-import { sendMessage } from './send-flow.js';
-import { planSend, recordIntent } from './send-plan.js';
-import type { SendContext } from './send-plan.js';
-import { runStream } from './stream-flow.js';
+} from './transport/parse-results.js';
+import { recoverPending } from './sends/recovery.js';
+import type { RecoverOptions, RecoveryResult } from './sends/recovery.js';
+import { resolveRetry } from './retry/retry-loop.js';
+import { sendMessage } from './sends/send-flow.js';
+import { planSend, recordIntent } from './sends/send-plan.js';
+import type { SendContext } from './sends/send-flow.js';
+import { runStream } from './streams/stream-flow.js';
 
 /** A bare endpoint: no card, so the binding (default JSONRPC) and tenant are stated by hand. */
 export interface EndpointOptions extends A2AClientOptions {
@@ -146,7 +148,7 @@ export class A2AClient {
    * until the task settles (terminal or INPUT_REQUIRED) or a message arrives.
    */
   async *sendStream(message: MessageInput, options: SendOptions = {}): AsyncGenerator<StreamResponse> {
-    const plan = planSend(this.ctx, message, options);
+    const plan = planSend(this.ctx, message, options, this.conn.transport.tenant);
     await recordIntent(this.ctx, plan, true);
     yield* runStream(this.ctx, { send: plan }, options);
   }
@@ -185,7 +187,7 @@ export class A2AClient {
     config: Omit<TaskPushNotificationConfig, 'tenant'> & { taskId: string },
     options: CallOptions = {},
   ): Promise<TaskPushNotificationConfig> {
-    // With an id, creating again replaces the same config (digest §3), so a repeat is harmless.
+    // With an id, creating again replaces the same config (A2A v1.0), so a repeat is harmless.
     const safety = config.id ? 'read' : 'unsafe';
     return readPushConfig(
       await this.conn.unary('CreateTaskPushNotificationConfig', { ...config }, safety, options),

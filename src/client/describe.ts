@@ -1,11 +1,11 @@
 /**
  * Human-readable one-liners for tasks, stream events and client errors, for terminals and logs (the CLI prints
- * them). Keys never appear in clear: errors show `keyHash` only (SEMANTICS §1).
+ * them). Keys never appear in clear: errors show `keyHash` only (docs/semantics.md §1).
  */
 import { A2AError } from '../protocol/errors.js';
 import type { Artifact, Message, Part, StreamResponse, Task } from '../protocol/model.js';
-import { OutcomeUnknownError } from './outcome-unknown-error.js';
-import { TransportError } from './transport-error.js';
+import { OutcomeUnknownError } from './sends/outcome-unknown-error.js';
+import { TransportError } from './transport/transport-error.js';
 
 /** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
 function stateName(state: string): string {

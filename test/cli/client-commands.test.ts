@@ -8,9 +8,9 @@ import { run as card } from '../../src/cli/commands/card.js';
 import { run as get } from '../../src/cli/commands/get.js';
 import { run as send } from '../../src/cli/commands/send.js';
 import { run as tasks } from '../../src/cli/commands/tasks.js';
-import { startJsAgent } from '../client/a2a-js-server.js';
-import type { JsAgent } from '../client/a2a-js-server.js';
-import { FaultProxy, isCall } from '../client/fault-proxy.js';
+import { startJsAgent } from '../client/harness/a2a-js-server.js';
+import type { JsAgent } from '../client/harness/a2a-js-server.js';
+import { FaultProxy, isCall } from '../client/harness/fault-proxy.js';
 
 interface Captured extends CliIO {
   readonly lines: string[];

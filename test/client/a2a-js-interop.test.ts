@@ -6,8 +6,8 @@ import { A2AClient } from '../../src/client/index.js';
 import type { StreamResponse } from '../../src/protocol/model.js';
 import { TaskNotFoundError, UnsupportedOperationError } from '../../src/protocol/errors.js';
 import { IDEMPOTENCY_METADATA_KEY } from '../../src/idempotency/index.js';
-import { startJsAgent } from './a2a-js-server.js';
-import type { JsAgent } from './a2a-js-server.js';
+import { startJsAgent } from './harness/a2a-js-server.js';
+import type { JsAgent } from './harness/a2a-js-server.js';
 
 let agent: JsAgent;
 beforeAll(async () => {

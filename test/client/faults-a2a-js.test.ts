@@ -1,7 +1,8 @@
 /**
- * SEMANTICS §7 against a peer that ignores keys (`@a2a-js/sdk@1.3.0`): after an ambiguous failure the client
+ * docs/semantics.md §7 against a peer that ignores keys (`@a2a-js/sdk@1.3.0`): after an ambiguous failure the client
  * never resends a send, keyed or not, and surfaces OutcomeUnknownError; failures that show nothing ran are
- * retried; reads are retried; a cut stream with a known task re-attaches by SubscribeToTask.
+ * retried; reads are retried; a cut stream with a known task re-attaches by SubscribeToTask. Ambiguous answers
+ * (INTERNAL, UNAVAILABLE, a bare 503) are in `ambiguous-answers-a2a-js.test.ts`.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -15,10 +16,12 @@ import type { A2AClientOptions } from '../../src/client/index.js';
 import type { AgentCard } from '../../src/protocol/agent-card.js';
 import type { StreamResponse } from '../../src/protocol/model.js';
 import { mintKey } from '../../src/idempotency/index.js';
-import { startJsAgent } from './a2a-js-server.js';
-import type { JsAgent } from './a2a-js-server.js';
-import { FaultProxy, isCall } from './fault-proxy.js';
-import type { SeenRequest } from './fault-proxy.js';
+import { IdempotencyCapacityError } from '../../src/protocol/errors.js';
+import { startJsAgent } from './harness/a2a-js-server.js';
+import { errorAnswer } from './harness/error-answers.js';
+import type { JsAgent } from './harness/a2a-js-server.js';
+import { FaultProxy, isCall } from './harness/fault-proxy.js';
+import type { SeenRequest } from './harness/fault-proxy.js';
 
 let agent: JsAgent;
 let proxy: FaultProxy;
@@ -116,10 +119,14 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)(
       expect(err.keyHash).toMatch(/^[0-9a-f]{12}$/);
     });
 
-    it('503 with Retry-After is refused up front: waited for, then sent once', async () => {
+    it('503 with Retry-After and an A2A body that says nothing ran is refused up front: waited for, then sent once', async () => {
       const client = viaProxy(binding);
       const before = agent.executions.length;
-      proxy.inject({ kind: 'refuse', status: 503, retryAfter: '1' }, sendOf(`after a refusal ${binding}`));
+      const capacity = errorAnswer(binding, new IdempotencyCapacityError());
+      proxy.inject(
+        { kind: 'refuse', status: 503, retryAfter: '1', body: capacity.body },
+        sendOf(`after a refusal ${binding}`),
+      );
       const started = Date.now();
       const res = await client.send(`after a refusal ${binding}`);
       expect(Date.now() - started).toBeGreaterThanOrEqual(950);
@@ -147,7 +154,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)(
 describe('deadlines and aborts', () => {
   it('gives up at once when Retry-After is past the call deadline', async () => {
     const client = viaProxy('JSONRPC', { timeoutMs: 500 });
-    proxy.inject({ kind: 'refuse', status: 503, retryAfter: '5' }, sendOf('no time'));
+    proxy.inject({ kind: 'refuse', status: 429, retryAfter: '5' }, sendOf('no time'));
     const started = Date.now();
     const err = await client.send('no time').catch((e: unknown) => e);
     expect(Date.now() - started).toBeLessThan(400);

@@ -1,5 +1,5 @@
 /**
- * SEMANTICS §7 against a peer that honours keys (the a2a-once server, spawned from dist): whatever the fault,
+ * docs/semantics.md §7 against a peer that honours keys (the a2a-once server, spawned from dist): whatever the fault,
  * a keyed send runs exactly once and the caller gets a definite answer; a stream cut mid-way re-attaches by a
  * keyed resend and shows each update once; a send a crash left pending is recovered with its key.
  */
@@ -19,10 +19,10 @@ import type { A2AClientOptions } from '../../src/client/index.js';
 import type { AgentCard } from '../../src/protocol/agent-card.js';
 import type { Message, SendMessageResponse, StreamResponse } from '../../src/protocol/model.js';
 import { mintKey, setKey } from '../../src/idempotency/index.js';
-import { CLI_PATH, SERVER_BUILT, startOnceServer } from './a2a-once-server.js';
-import type { OnceServer } from './a2a-once-server.js';
-import { FaultProxy, isCall } from './fault-proxy.js';
-import type { Fault, SeenRequest } from './fault-proxy.js';
+import { CLI_PATH, SERVER_BUILT, startOnceServer } from './harness/a2a-once-server.js';
+import type { OnceServer } from './harness/a2a-once-server.js';
+import { FaultProxy, isCall } from './harness/fault-proxy.js';
+import type { Fault, SeenRequest } from './harness/fault-proxy.js';
 
 if (!SERVER_BUILT) {
   console.warn(
@@ -161,6 +161,41 @@ describe.skipIf(!SERVER_BUILT)('against an a2a-once server (honours keys)', () =
     expect('task' in res && res.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(server.executionsOf(message.messageId)).toBe(1);
     expect(await restarted.recoverPending()).toEqual([]);
+  });
+
+  it('a recovery resend that reaches nothing leaves the intent pending: an earlier run may have sent it', async () => {
+    const file = join(dir, 'intents-unreachable.db');
+    const first = viaProxy('JSONRPC', {
+      intentStore: new SqliteIntentStore(new Database(file)),
+      retry: false,
+    });
+    const message: Message = {
+      messageId: `u-${mintKey()}`,
+      role: 'ROLE_USER',
+      parts: [{ text: 'recover me later' }],
+    };
+    proxy.inject({ kind: 'drop-response' }, ofMessage('SendMessage', message.messageId));
+    await expect(first.send(message)).rejects.toBeInstanceOf(OutcomeUnknownError);
+    expect(server.executionsOf(message.messageId)).toBe(1);
+
+    // Restarted while the agent cannot be reached: every resend is "not sent", yet the first run's was.
+    const dead = await FaultProxy.start(server.url);
+    await dead.close();
+    const unreachable = A2AClient.fromCard(
+      {
+        ...card,
+        supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: dead.via(i.url) })),
+      },
+      { ...fast, cardUrl: cardUrlOf(proxy.url), intentStore: new SqliteIntentStore(new Database(file)) },
+    );
+    const failed = await unreachable.recoverPending();
+    expect(failed.map((r) => r.status)).toEqual(['failed']);
+    expect(failed[0]!.error).toBeInstanceOf(OutcomeUnknownError);
+
+    const reachable = viaProxy('JSONRPC', { intentStore: new SqliteIntentStore(new Database(file)) });
+    const report = await reachable.recoverPending();
+    expect(report.map((r) => r.status)).toEqual(['resent']);
+    expect(server.executionsOf(message.messageId)).toBe(1);
   });
 
   it('a send recorded but never attempted (crash before the first attempt) runs once on recovery', async () => {

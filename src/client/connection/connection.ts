@@ -1,0 +1,171 @@
+/**
+ * The client's link to one agent: the usable interfaces in order (moving to the next when one cannot be
+ * reached, and for a keyed send only within its tenant: `interface-route.ts`), the headers every request carries
+ * (`A2A-Version`, `A2A-Extensions`, A2A v1.0–§7), and one retried attempt loop per call.
+ */
+import { HEADER_EXTENSIONS, HEADER_VERSION, PROTOCOL_VERSION } from '../../protocol/constants.js';
+import type { JsonObject } from '../../protocol/model.js';
+import { resolveRetry, withRetry } from '../retry/retry-loop.js';
+import type { ResolvedRetry, RetryState } from '../retry/retry-loop.js';
+import type { CallSafety } from '../retry/retry-policy.js';
+import { CallScope } from '../transport/call-scope.js';
+import type { AttemptScope } from '../transport/call-scope.js';
+import { JsonRpcTransport } from '../transport/jsonrpc-transport.js';
+import { RestTransport } from '../transport/rest-transport.js';
+import type {
+  AttemptContext,
+  FetchLike,
+  RawStream,
+  StreamOperation,
+  Transport,
+  UnaryOperation,
+} from '../transport/transport.js';
+import { TransportError } from '../transport/transport-error.js';
+import type { CallOptions, Endpoint } from './call-options.js';
+import { InterfaceRoutes } from './interface-route.js';
+import type { CallRoute, TenantPin } from './interface-route.js';
+
+/** Settings of a connection. */
+export interface ConnectionConfig {
+  readonly endpoints: readonly Endpoint[];
+  readonly fetch: FetchLike;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly extensions: readonly string[];
+  readonly retry: ResolvedRetry;
+  readonly timeoutMs: number | undefined;
+  readonly attemptTimeoutMs: number;
+}
+
+/** What a send adds to a call: the extensions it activates, the retry state it reads afterwards, its tenant. */
+export interface CallExtras {
+  readonly extensions?: readonly string[];
+  readonly state?: RetryState;
+  /** A keyed send's tenant: every attempt goes to an interface of it (ADR 0034). */
+  readonly pin?: TenantPin | undefined;
+}
+
+/** An open stream and the attempt it belongs to (the caller disposes the attempt when done). */
+export interface OpenedStream {
+  readonly stream: RawStream;
+  readonly scope: AttemptScope;
+}
+
+function transportFor(e: Endpoint): Transport {
+  const tenant = e.tenant === '' ? undefined : e.tenant;
+  return e.protocolBinding === 'HTTP+JSON'
+    ? new RestTransport(e.url, tenant)
+    : new JsonRpcTransport(e.url, tenant);
+}
+
+/** `Major.Minor` of a version string (A2A v1.0: patch numbers must not appear). */
+function majorMinor(version: string): string {
+  const m = /^(\d+)(?:\.(\d+))?/.exec(version.trim());
+  return m === null ? PROTOCOL_VERSION : `${m[1]}.${m[2] ?? '0'}`;
+}
+
+/** A link to one agent. */
+export class Connection {
+  private readonly transports: Transport[];
+  private readonly versions: string[];
+  private readonly routes: InterfaceRoutes;
+  /** The resolved retry settings (shared budget included). */
+  readonly retry: ResolvedRetry;
+
+  constructor(private readonly config: ConnectionConfig) {
+    this.transports = config.endpoints.map(transportFor);
+    this.versions = config.endpoints.map((e) => majorMinor(e.protocolVersion));
+    this.routes = new InterfaceRoutes(this.transports.map((t) => t.tenant));
+    this.retry = config.retry;
+  }
+
+  /** The interface new calls start on. */
+  get transport(): Transport {
+    return this.transports[this.routes.current]!;
+  }
+
+  /** Whether some interface belongs to `tenant` (a recovered send can only go there). */
+  serves(tenant: string | undefined): boolean {
+    return this.routes.serves(tenant);
+  }
+
+  /** A call scope for the options of one call. */
+  scope(opts: CallOptions): CallScope {
+    return new CallScope({ signal: opts.signal, timeoutMs: opts.timeoutMs ?? this.config.timeoutMs });
+  }
+
+  /** Runs a unary operation with retries. */
+  async unary(
+    op: UnaryOperation,
+    params: JsonObject,
+    safety: CallSafety,
+    opts: CallOptions,
+    extras: CallExtras = {},
+  ): Promise<unknown> {
+    const call = this.scope(opts);
+    const route = this.routes.route(extras.pin);
+    return withRetry(
+      (scope) => {
+        const i = route.next();
+        return this.transports[i]!.call(op, params, this.context(i, scope, opts, extras));
+      },
+      {
+        retry: opts.retry === false ? resolveRetry(false) : this.retry,
+        safety,
+        call,
+        attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
+        onRetry: (err) => failover(err, route),
+        ...(extras.state ? { state: extras.state } : {}),
+      },
+    );
+  }
+
+  /**
+   * Opens a stream with retries (of the opening only: a stream cut later is the caller's to re-attach). The
+   * attempt timeout covers the opening; after that only the call's deadline bounds the stream.
+   */
+  async open(
+    op: StreamOperation,
+    params: JsonObject,
+    safety: CallSafety,
+    opts: CallOptions,
+    call: CallScope,
+    extras: CallExtras = {},
+  ): Promise<OpenedStream> {
+    const route = this.routes.route(extras.pin);
+    return withRetry(
+      async (scope) => {
+        const i = route.next();
+        const stream = await this.transports[i]!.openStream(op, params, this.context(i, scope, opts, extras));
+        scope.clearAttemptTimeout();
+        return { stream, scope };
+      },
+      {
+        retry: opts.retry === false ? resolveRetry(false) : this.retry,
+        safety,
+        call,
+        attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
+        onRetry: (err) => failover(err, route),
+        retainScope: true,
+        ...(extras.state ? { state: extras.state } : {}),
+      },
+    );
+  }
+
+  private context(i: number, scope: AttemptScope, opts: CallOptions, extras: CallExtras): AttemptContext {
+    const extensions = [
+      ...new Set([...this.config.extensions, ...(opts.extensions ?? []), ...(extras.extensions ?? [])]),
+    ];
+    const headers: Record<string, string> = {
+      ...this.config.headers,
+      ...opts.headers,
+      [HEADER_VERSION]: this.versions[i] ?? PROTOCOL_VERSION,
+    };
+    if (extensions.length > 0) headers[HEADER_EXTENSIONS] = extensions.join(',');
+    return { scope, headers, fetch: this.config.fetch };
+  }
+}
+
+/** An interface that could not be reached at all: the call moves on (nothing was sent, so it is safe). */
+function failover(err: unknown, route: CallRoute): void {
+  if (err instanceof TransportError && err.kind === 'not-sent') route.notSent();
+}

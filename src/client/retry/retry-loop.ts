@@ -1,0 +1,113 @@
+/**
+ * The retry loop of one call: attempt, classify, decide (retry-policy.ts), wait (backoff with full jitter, at
+ * least `Retry-After`), within the attempt limit, the shared budget and the call's deadline. It also records
+ * whether any attempt may have reached the peer, which turns a failed send into "outcome unknown"
+ * (docs/semantics.md §7).
+ */
+import { A2AError } from '../../protocol/errors.js';
+import { DEFAULT_BACKOFF, retryDelay } from './backoff.js';
+import type { AttemptScope, CallScope } from '../transport/call-scope.js';
+import { RetryBudget } from './retry-budget.js';
+import { failureKindOf } from '../transport/failure-kind.js';
+import { mayRetry, retryAfterMsOf } from './retry-policy.js';
+import type { CallSafety, RetryOptions } from './retry-policy.js';
+import { TransportError } from '../transport/transport-error.js';
+
+/** What the loop learnt about a call, for the caller's error reporting. */
+export interface RetryState {
+  /** Attempts started. */
+  attempts: number;
+  /** Whether any attempt may have reached the peer (ambiguous failure, or aborted in flight). */
+  mayHaveReached: boolean;
+}
+
+/** A resolved retry configuration. */
+export interface ResolvedRetry {
+  readonly maxAttempts: number;
+  readonly backoff: Required<NonNullable<RetryOptions['backoff']>>;
+  readonly maxRetryAfterMs: number;
+  readonly budget: RetryBudget;
+  readonly random: () => number;
+}
+
+/** Fills in defaults. `false` means one attempt and no retry. */
+export function resolveRetry(options: RetryOptions | false | undefined): ResolvedRetry {
+  const o = options === false ? { maxAttempts: 1 } : (options ?? {});
+  return {
+    maxAttempts: Math.max(1, Math.floor(o.maxAttempts ?? 4)),
+    backoff: { ...DEFAULT_BACKOFF, ...o.backoff },
+    maxRetryAfterMs: o.maxRetryAfterMs ?? 60_000,
+    budget: o.budget ?? new RetryBudget(),
+    random: o.random ?? Math.random,
+  };
+}
+
+/** Hooks and limits of one loop. */
+export interface RetryLoopOptions {
+  readonly retry: ResolvedRetry;
+  readonly safety: CallSafety;
+  readonly call: CallScope;
+  /** Per-attempt timeout in ms. */
+  readonly attemptTimeoutMs: number | undefined;
+  /** Told about every failure that will be retried (for failover and logging). */
+  readonly onRetry?: (err: unknown, attempt: number) => void;
+  /** Shared state, so a caller can read it after a failure. */
+  readonly state?: RetryState;
+  /** Keep the successful attempt's scope alive (a stream still reads under it); the caller disposes it. */
+  readonly retainScope?: boolean;
+}
+
+/**
+ * Runs `attempt` until it gives a definite answer or must stop. The last failure is rethrown; a refusal that
+ * carried an A2A error (a 503 with IdempotencyCapacity, say) surfaces as that error.
+ */
+export async function withRetry<T>(
+  attempt: (scope: AttemptScope) => Promise<T>,
+  o: RetryLoopOptions,
+): Promise<T> {
+  const state = o.state ?? { attempts: 0, mayHaveReached: false };
+  for (let retry = 0; ; retry++) {
+    if (o.call.callerAborted) throw o.call.callerReason;
+    const scope = o.call.attempt(o.attemptTimeoutMs);
+    state.attempts++;
+    let failure: unknown;
+    try {
+      const result = await attempt(scope);
+      o.retry.budget.onSuccess();
+      if (o.retainScope !== true) scope.dispose();
+      return result;
+    } catch (err) {
+      failure = scope.translate(err);
+      scope.dispose();
+    }
+    const kind = failureKindOf(failure);
+    if (kind === 'ambiguous' || o.call.callerAborted) state.mayHaveReached = true;
+    if (kind === 'definite' || o.call.callerAborted) {
+      if (kind === 'definite') o.retry.budget.onSuccess();
+      throw failure;
+    }
+    o.retry.budget.onFailure();
+    const retryAfterMs = retryAfterMsOf(failure);
+    const delay = retryDelay(retry, retryAfterMs, o.retry.backoff, o.retry.random);
+    const stop =
+      !mayRetry(kind, o.safety) ||
+      retry + 1 >= o.retry.maxAttempts ||
+      !o.retry.budget.canRetry() ||
+      (retryAfterMs !== undefined && retryAfterMs > o.retry.maxRetryAfterMs) ||
+      delay >= o.call.remainingMs();
+    if (stop) throw surface(failure);
+    o.onRetry?.(failure, state.attempts);
+    await o.call.sleep(delay);
+  }
+}
+
+/**
+ * The error a caller sees when retries stop: the A2A error an HTTP status carried (the capacity refusal, a 503
+ * server-busy error), which says more than the status, as long as it classifies alike (so the end of a send
+ * reasons the same about either); else the failure itself.
+ */
+function surface(err: unknown): unknown {
+  if (err instanceof TransportError && err.cause instanceof A2AError && failureKindOf(err.cause) === err.kind)
+    return err.cause;
+  return err;
+}

@@ -1,0 +1,139 @@
+/**
+ * Streams that survive a cut (docs/semantics.md §7, A2A v1.0). A stream that ends before its proper end is an
+ * ambiguous failure; the client re-attaches without resending anything unsafe:
+ * - a keyed streaming send to a peer that honours keys is resent with the same key (the peer replays: a task
+ *   snapshot, then the live events);
+ * - otherwise, once the task's id is known, it subscribes to the task (a read, always safe); a task that
+ *   finished meanwhile refuses the subscription, and GetTask fetches its final state;
+ * - otherwise (an unkeyed send cut before its first event) the outcome is unknown.
+ * `StreamView` turns the snapshot into the updates the caller missed, so each update is seen once.
+ */
+import { A2AError } from '../../protocol/errors.js';
+import type { StreamResponse } from '../../protocol/model.js';
+import { retryDelay } from '../retry/backoff.js';
+import type { CallScope } from '../transport/call-scope.js';
+import type { OpenedStream } from '../connection/connection.js';
+import type { CallOptions } from '../connection/call-options.js';
+import { readStreamResponse, readTask } from '../transport/parse-results.js';
+import type { RetryState } from '../retry/retry-loop.js';
+import { failureKindOf } from '../transport/failure-kind.js';
+import type { CallSafety } from '../retry/retry-policy.js';
+import { concludeFailure, settleIntent } from '../sends/send-plan.js';
+import type { SendContext } from '../sends/send-flow.js';
+import type { SendPlan } from '../sends/send-plan.js';
+import { StreamView } from './stream-view.js';
+import type { StreamOperation } from '../transport/transport.js';
+import { TransportError } from '../transport/transport-error.js';
+
+type Source = 'send' | 'subscribe';
+
+/** What to stream: a planned send, or a subscription to a known task. */
+export type StreamStart = { readonly send: SendPlan } | { readonly subscribe: string };
+
+function cut(): TransportError {
+  return new TransportError('ambiguous', 'STREAM_CUT', 'the stream ended before the task settled');
+}
+
+/** Streams with re-attachment; yields each update once. */
+export async function* runStream(
+  ctx: SendContext,
+  start: StreamStart,
+  opts: CallOptions,
+): AsyncGenerator<StreamResponse> {
+  const conn = ctx.conn;
+  const call: CallScope = conn.scope(opts);
+  const view = new StreamView();
+  const plan = 'send' in start ? start.send : undefined;
+  let source: Source = plan ? 'send' : 'subscribe';
+  const state: RetryState = { attempts: 0, mayHaveReached: false };
+  let settled = plan === undefined;
+  let reattachments = 0;
+
+  const settleOnce = async (): Promise<void> => {
+    if (settled || plan === undefined) return;
+    if (view.taskId === undefined && !view.ended) return;
+    settled = true;
+    await settleIntent(
+      ctx,
+      plan,
+      view.taskId ? { status: 'answered', taskId: view.taskId } : { status: 'answered' },
+    );
+  };
+
+  for (;;) {
+    const op: StreamOperation = source === 'send' ? 'SendStreamingMessage' : 'SubscribeToTask';
+    const safety: CallSafety = source === 'send' ? plan!.safety : 'read';
+    const params =
+      source === 'send'
+        ? { ...plan!.request }
+        : { id: view.taskId ?? (start as { subscribe: string }).subscribe };
+    let failure: unknown;
+    let opened: OpenedStream;
+    try {
+      opened = await conn.open(op, params, safety, opts, call, {
+        extensions: source === 'send' ? plan!.extensions : [],
+        state,
+        // A keyed stream's re-attachments, by resend or by subscription, stay on its tenant (ADR 0034).
+        pin: plan?.pin,
+      });
+    } catch (err) {
+      // The opening was already retried as far as its safety allows.
+      if (source === 'subscribe' && isTerminalRefusal(err) && view.taskId !== undefined) {
+        // The task finished while we were away, so it refuses subscriptions (A2A v1.0): fetch its final state.
+        const raw = await conn.unary('GetTask', { id: view.taskId }, 'read', opts, { pin: plan?.pin });
+        for (const o of view.resync({ task: readTask(raw) })) yield o;
+        return;
+      }
+      if (plan !== undefined && !settled) throw await concludeFailure(ctx, plan, err, state, view.taskId);
+      throw err;
+    }
+    try {
+      let first = true;
+      for await (const raw of opened.stream) {
+        const ev = readStreamResponse(raw);
+        const out = first && reattachments > 0 ? view.resync(ev) : view.accept(ev);
+        first = false;
+        await settleOnce();
+        for (const o of out) yield o;
+        if (view.ended) return;
+      }
+      if (view.ended) return;
+      failure = cut();
+    } catch (err) {
+      failure = err;
+    } finally {
+      opened.scope.dispose();
+    }
+
+    // The stream broke after it opened: the request reached the peer.
+    state.mayHaveReached = true;
+    const next =
+      failureKindOf(failure) === 'ambiguous' && !call.callerAborted ? reattachVia(plan, view) : undefined;
+    const delay = retryDelay(reattachments, undefined, conn.retry.backoff, conn.retry.random);
+    if (next !== undefined) conn.retry.budget.onFailure();
+    if (
+      next === undefined ||
+      reattachments + 1 >= conn.retry.maxAttempts ||
+      !conn.retry.budget.canRetry() ||
+      delay >= call.remainingMs()
+    ) {
+      if (plan !== undefined && !settled) throw await concludeFailure(ctx, plan, failure, state, view.taskId);
+      throw failure;
+    }
+    reattachments++;
+    view.beginResync();
+    source = next;
+    await call.sleep(delay);
+  }
+}
+
+function isTerminalRefusal(err: unknown): boolean {
+  return err instanceof A2AError && err.reason === 'UNSUPPORTED_OPERATION';
+}
+
+/** How to re-attach after a cut, or undefined when no safe way exists. */
+function reattachVia(plan: SendPlan | undefined, view: StreamView): Source | undefined {
+  if (plan !== undefined && plan.safety === 'keyed-send') return 'send';
+  if (view.taskId !== undefined) return 'subscribe';
+  return undefined;
+}

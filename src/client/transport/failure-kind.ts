@@ -1,0 +1,69 @@
+/**
+ * What an answer, or its absence, says about whether the call ran (docs/semantics.md §7, ADR 0020): the kind the retry
+ * policy and the end of a send reason about.
+ * - A `TransportError` carries its kind.
+ * - An A2A error answer is definite, except where it says the server failed while handling the call: INTERNAL
+ *   and UNAVAILABLE (the server-busy error, or any error with those gRPC statuses) are ambiguous, because the
+ *   server may have admitted and run the call before failing. The capacity refusal says nothing ran: refused.
+ * - An HTTP status classifies by itself only where the body cannot be trusted to: 429 refuses; 502 and 504 come
+ *   from a gateway that may have forwarded; a 503 is ambiguous unless its A2A body says nothing ran (a proxy
+ *   that reset an upstream which already had the request answers a bare 503).
+ */
+import { A2AError } from '../../protocol/errors.js';
+import { retryAfterOf } from './retry-after.js';
+import { TransportError } from './transport-error.js';
+import type { FailureKind } from './transport-error.js';
+
+/** The A2A error that refuses before anything runs: the key index at its cap (docs/semantics.md §2). */
+const NOTHING_RAN_REASON = 'IDEMPOTENCY_CAPACITY';
+
+/** Raised by this client about a complete answer it could not read: that answer was definite (ADR 0020). */
+const OUR_OWN_REASON = 'INVALID_AGENT_RESPONSE';
+
+/** What an A2A error answer says about whether the call ran. */
+function answerKind(err: A2AError): FailureKind | 'definite' {
+  if (err.reason === NOTHING_RAN_REASON) return 'refused';
+  if (err.reason === OUR_OWN_REASON) return 'definite';
+  return err.grpcStatus === 'INTERNAL' || err.grpcStatus === 'UNAVAILABLE' ? 'ambiguous' : 'definite';
+}
+
+/** The kind of an error for the retry decision: a failure kind, or `definite` (an answer; never retried). */
+export function failureKindOf(err: unknown): FailureKind | 'definite' {
+  if (err instanceof TransportError) return err.kind;
+  if (err instanceof A2AError) return answerKind(err);
+  return 'definite';
+}
+
+/**
+ * The transport-level failure an HTTP status means by itself, or undefined when the body decides. `cause` is
+ * the A2A error the body carried, if any: it decides whether a 503 said nothing ran, and surfaces when retries
+ * run out.
+ */
+export function statusFailure(res: Response, cause?: A2AError): TransportError | undefined {
+  const opts = { httpStatus: res.status, retryAfterMs: retryAfterOf(res), cause };
+  switch (res.status) {
+    case 429:
+      // Too Many Requests is a refusal by definition (RFC 6585): no proxy turns a forwarded call into one.
+      return new TransportError('refused', 'RATE_LIMITED', 'the peer refused the request (HTTP 429)', opts);
+    case 503:
+      if (cause !== undefined && answerKind(cause) === 'refused')
+        return new TransportError('refused', 'UNAVAILABLE', 'the peer refused the request (HTTP 503)', opts);
+      return new TransportError(
+        'ambiguous',
+        'UNAVAILABLE',
+        'the peer or a proxy was unavailable, maybe after the request arrived (HTTP 503)',
+        opts,
+      );
+    case 502:
+      return new TransportError(
+        'ambiguous',
+        'BAD_GATEWAY',
+        'a gateway failed after forwarding (HTTP 502)',
+        opts,
+      );
+    case 504:
+      return new TransportError('ambiguous', 'GATEWAY_TIMEOUT', 'a gateway timed out (HTTP 504)', opts);
+    default:
+      return undefined;
+  }
+}

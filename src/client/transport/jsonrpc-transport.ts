@@ -1,0 +1,113 @@
+/**
+ * The JSON-RPC 2.0 binding (A2A v1.0): a POST of `{jsonrpc, id, method, params}` to the interface URL, the
+ * tenant in `params.tenant` (A2A v1.0), and for streams an SSE body whose every `data:` is a whole JSON-RPC
+ * response (A2A v1.0). Errors are rebuilt with `fromJsonRpcError` (by ErrorInfo reason first).
+ */
+import { fromJsonRpcError } from '../../protocol/error-wire.js';
+import type { JsonRpcErrorObject } from '../../protocol/error-wire.js';
+import { InvalidAgentResponseError, UnauthenticatedError } from '../../protocol/errors.js';
+import type { JsonObject } from '../../protocol/model.js';
+import { MEDIA_JSON, MEDIA_SSE } from '../../protocol/constants.js';
+import { exchange, isEventStream, readText, tryParseJson } from './http-exchange.js';
+import { statusFailure } from './failure-kind.js';
+import { retryAfterOf, secondsOf } from './retry-after.js';
+import { isPlainRecord } from '../../protocol/schemas/lenient.js';
+import { sseEvents } from './sse-body.js';
+import type { AttemptContext, RawStream, StreamOperation, Transport, UnaryOperation } from './transport.js';
+import { TransportError } from './transport-error.js';
+
+function asRpcError(value: unknown): JsonRpcErrorObject | undefined {
+  if (!isPlainRecord(value) || !isPlainRecord(value.error)) return undefined;
+  const e = value.error;
+  return {
+    code: typeof e.code === 'number' ? e.code : -32603,
+    message: typeof e.message === 'string' ? e.message : 'error',
+    data: e.data,
+  };
+}
+
+/** A JSON-RPC transport for one interface. */
+export class JsonRpcTransport implements Transport {
+  /** Always `JSONRPC`. */
+  readonly binding = 'JSONRPC';
+  private nextId = 1;
+
+  constructor(
+    readonly url: string,
+    readonly tenant: string | undefined,
+  ) {}
+
+  /** One attempt of a unary method. */
+  async call(op: UnaryOperation, params: JsonObject, ctx: AttemptContext): Promise<unknown> {
+    const res = await this.post(op, params, ctx, MEDIA_JSON);
+    return this.readResult(res, ctx);
+  }
+
+  /** Opens `SendStreamingMessage` or `SubscribeToTask`. */
+  async openStream(op: StreamOperation, params: JsonObject, ctx: AttemptContext): Promise<RawStream> {
+    const res = await this.post(op, params, ctx, `${MEDIA_SSE}, ${MEDIA_JSON}`);
+    // A call that fails before its first event gets a plain JSON error instead of a stream (A2A v1.0).
+    if (!isEventStream(res) || res.body === null) return [await this.readResult(res, ctx)];
+    return this.events(res, ctx);
+  }
+
+  private async post(op: string, params: JsonObject, ctx: AttemptContext, accept: string): Promise<Response> {
+    const body = {
+      jsonrpc: '2.0',
+      id: this.nextId++,
+      method: op,
+      params: this.tenant === undefined ? params : { ...params, tenant: this.tenant },
+    };
+    return exchange(
+      ctx.fetch,
+      {
+        url: this.url,
+        method: 'POST',
+        headers: { ...ctx.headers, 'Content-Type': MEDIA_JSON, Accept: accept },
+        body: JSON.stringify(body),
+      },
+      ctx.scope,
+    );
+  }
+
+  private async readResult(res: Response, ctx: AttemptContext): Promise<unknown> {
+    const text = await readText(res, ctx.scope);
+    const json = tryParseJson(text);
+    const rpcError = asRpcError(json);
+    const a2aError =
+      rpcError === undefined ? undefined : fromJsonRpcError(rpcError, secondsOf(retryAfterOf(res)));
+    const refused = statusFailure(res, a2aError);
+    if (refused !== undefined) throw refused;
+    if (a2aError !== undefined) throw a2aError;
+    if (isPlainRecord(json) && 'result' in json) return json.result;
+    if (res.status === 401) throw new UnauthenticatedError();
+    if (res.status >= 500 || (res.ok && json === undefined)) {
+      // The peer (or something in front of it) failed without a JSON-RPC answer: it may have run the call.
+      throw new TransportError(
+        'ambiguous',
+        res.ok ? 'BAD_BODY' : 'HTTP_ERROR',
+        `no JSON-RPC answer (HTTP ${res.status})`,
+        {
+          httpStatus: res.status,
+        },
+      );
+    }
+    throw new InvalidAgentResponseError(`not a JSON-RPC response (HTTP ${res.status})`);
+  }
+
+  private async *events(res: Response, ctx: AttemptContext): AsyncGenerator<unknown> {
+    for await (const ev of sseEvents(res.body!, ctx.scope)) {
+      const json = tryParseJson(ev.data);
+      if (json === undefined) {
+        throw new TransportError('ambiguous', 'STREAM_CUT', 'an unreadable stream event', {
+          httpStatus: res.status,
+        });
+      }
+      const rpcError = asRpcError(json);
+      if (rpcError !== undefined) throw fromJsonRpcError(rpcError);
+      if (!isPlainRecord(json) || !('result' in json))
+        throw new InvalidAgentResponseError('a stream event without result');
+      yield json.result;
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The HTTP+JSON binding (A2A v1.0): routes from `rest-routes.ts`, `application/a2a+json` bodies, any 2xx as
+ * success (201 and 204 included, A2A v1.0), `google.rpc.Status` error bodies rebuilt with `fromRestError`
+ * (by ErrorInfo reason first), and for streams an SSE body of bare StreamResponse objects, where a `data:` with
+ * an `error` member is an error (A2A v1.0).
+ */
+import { MEDIA_A2A_JSON, MEDIA_JSON, MEDIA_SSE } from '../../protocol/constants.js';
+import { fromRestError } from '../../protocol/error-wire.js';
+import type { JsonObject } from '../../protocol/model.js';
+import { exchange, isEventStream, readText, tryParseJson } from './http-exchange.js';
+import { statusFailure } from './failure-kind.js';
+import { retryAfterOf, secondsOf } from './retry-after.js';
+import { restRoute } from './rest-routes.js';
+import { isPlainRecord } from '../../protocol/schemas/lenient.js';
+import { sseEvents } from './sse-body.js';
+import type { AttemptContext, RawStream, StreamOperation, Transport, UnaryOperation } from './transport.js';
+import { TransportError } from './transport-error.js';
+
+/** Whether a body is a `google.rpc.Status` error with A2A details (a definite answer even on a 5xx). */
+function hasErrorInfo(body: unknown): boolean {
+  return isPlainRecord(body) && isPlainRecord(body.error) && Array.isArray(body.error.details);
+}
+
+/** An HTTP+JSON transport for one interface. */
+export class RestTransport implements Transport {
+  /** Always `HTTP+JSON`. */
+  readonly binding = 'HTTP+JSON';
+  private readonly base: string;
+
+  constructor(
+    readonly url: string,
+    readonly tenant: string | undefined,
+  ) {
+    this.base = url.replace(/\/+$/, '');
+  }
+
+  /** One attempt of a unary operation. */
+  async call(op: UnaryOperation, params: JsonObject, ctx: AttemptContext): Promise<unknown> {
+    const res = await this.send(op, params, ctx, `${MEDIA_A2A_JSON}, ${MEDIA_JSON}`);
+    return this.readResult(res, ctx);
+  }
+
+  /** Opens `message:stream` or `tasks/{id}:subscribe`. */
+  async openStream(op: StreamOperation, params: JsonObject, ctx: AttemptContext): Promise<RawStream> {
+    const res = await this.send(op, params, ctx, `${MEDIA_SSE}, ${MEDIA_A2A_JSON}`);
+    if (!isEventStream(res) || res.body === null) return [await this.readResult(res, ctx)];
+    if (!res.ok) return [await this.readResult(res, ctx)];
+    return this.events(res, ctx);
+  }
+
+  private send(
+    op: UnaryOperation | StreamOperation,
+    params: JsonObject,
+    ctx: AttemptContext,
+    accept: string,
+  ) {
+    const route = restRoute(op, params, this.tenant);
+    const headers: Record<string, string> = { ...ctx.headers, Accept: accept };
+    if (route.body !== undefined) headers['Content-Type'] = MEDIA_A2A_JSON;
+    return exchange(
+      ctx.fetch,
+      {
+        url: this.base + route.path,
+        method: route.method,
+        headers,
+        ...(route.body !== undefined ? { body: JSON.stringify(route.body) } : {}),
+      },
+      ctx.scope,
+    );
+  }
+
+  private async readResult(res: Response, ctx: AttemptContext): Promise<unknown> {
+    const text = await readText(res, ctx.scope);
+    const json = tryParseJson(text);
+    if (res.ok) {
+      if (text.trim() === '') return {}; // 204 from delete: `google.protobuf.Empty`
+      if (json === undefined) {
+        throw new TransportError(
+          'ambiguous',
+          'BAD_BODY',
+          `an unreadable response body (HTTP ${res.status})`,
+          {
+            httpStatus: res.status,
+          },
+        );
+      }
+      return json;
+    }
+    const retryAfterMs = retryAfterOf(res);
+    const a2aError =
+      json === undefined ? undefined : fromRestError(res.status, json, secondsOf(retryAfterMs));
+    const refused = statusFailure(res, a2aError);
+    if (refused !== undefined) throw refused;
+    if (res.status >= 500 && !hasErrorInfo(json)) {
+      throw new TransportError('ambiguous', 'HTTP_ERROR', `HTTP ${res.status} without an A2A error`, {
+        httpStatus: res.status,
+      });
+    }
+    throw a2aError ?? fromRestError(res.status, undefined);
+  }
+
+  private async *events(res: Response, ctx: AttemptContext): AsyncGenerator<unknown> {
+    for await (const ev of sseEvents(res.body!, ctx.scope)) {
+      const json = tryParseJson(ev.data);
+      if (json === undefined) {
+        throw new TransportError('ambiguous', 'STREAM_CUT', 'an unreadable stream event', {
+          httpStatus: res.status,
+        });
+      }
+      if (isPlainRecord(json) && isPlainRecord(json.error)) {
+        const code = typeof json.error.code === 'number' ? json.error.code : 500;
+        throw fromRestError(code, json);
+      }
+      yield json;
+    }
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * What a binding (JSON-RPC, HTTP+JSON) does for the client: one attempt of an operation, returning the raw
+ * result JSON or the raw StreamResponse JSON objects of a stream. Retries, keys and parsing live above it, so
+ * both bindings behave the same (A2A §5.1: every binding has the same semantics).
+ *
+ * Errors: an `A2AError` is a definite answer from the peer; a `TransportError` is a classified failure
+ * (docs/semantics.md §7); the caller's abort reason is thrown as is.
+ */
+import type { A2AMethod } from '../../protocol/constants.js';
+import type { JsonObject } from '../../protocol/model.js';
+
+/** The subset of the global `fetch` the client uses (injectable, e.g. for a custom dispatcher). */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/**
+ * What a binding needs of an attempt's limits (`AttemptScope` in `call-scope.ts` is the one the client uses): the
+ * signal to hand to `fetch` and to body reads, and the failure an aborted read stands for (caller abort as is,
+ * our own deadline or timeout as an ambiguous `TransportError`). Deadlines and timers stay out of the bindings.
+ */
+export interface AttemptSignal {
+  readonly signal: AbortSignal;
+  translate(err: unknown): unknown;
+}
+
+/** The operations answered by one response. */
+export type UnaryOperation = Exclude<A2AMethod, 'SendStreamingMessage' | 'SubscribeToTask'>;
+
+/** The operations answered by an SSE stream. */
+export type StreamOperation = 'SendStreamingMessage' | 'SubscribeToTask';
+
+/** What every attempt carries. */
+export interface AttemptContext {
+  readonly scope: AttemptSignal;
+  /** Service parameters (`A2A-Version`, `A2A-Extensions`) and the caller's own headers. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly fetch: FetchLike;
+}
+
+/** An open stream: raw StreamResponse objects, until the body ends. */
+export type RawStream = AsyncIterable<unknown> | Iterable<unknown>;
+
+/** One binding to one interface. */
+export interface Transport {
+  /** `JSONRPC` or `HTTP+JSON`. */
+  readonly binding: string;
+  /** The interface URL. */
+  readonly url: string;
+  /** The interface's tenant, echoed in every request (A2A v1.0). */
+  readonly tenant: string | undefined;
+  /** One attempt of a unary operation; resolves with the raw `result`. `params` never carries `tenant`. */
+  call(op: UnaryOperation, params: JsonObject, ctx: AttemptContext): Promise<unknown>;
+  /** Opens a stream; resolves once the peer answered with a stream (or throws its error). */
+  openStream(op: StreamOperation, params: JsonObject, ctx: AttemptContext): Promise<RawStream>;
+}
