@@ -1,10 +1,10 @@
 /**
- * The message digest `D` of SEMANTICS §2: a retry must resend the identical message, so a held key with the
- * same messageId but a different digest is a conflict, never a replay of someone else's result.
+ * The message digest `D` of docs/semantics.md §2: a retry must resend the identical message, so a held key with
+ * the same messageId but a different digest is a conflict, never a replay of someone else's result.
  *
  * `canonicalJson` is RFC 8785 (JCS) style. `messageDigest` serialises the message straight into the hash
  * input, leaving the per-attempt fields out while it writes (no clone of the message: it runs for every
- * keyed send, SEMANTICS §2).
+ * keyed send, docs/semantics.md §2).
  */
 import { sha256Hex } from './sha256.js';
 import type { Message } from '../protocol/model.js';
@@ -135,13 +135,13 @@ function writeMessageField(k: string, value: unknown): string | undefined {
   switch (k) {
     case 'metadata': {
       if (typeof value !== 'object' || Array.isArray(value)) break;
-      // The key's own entry is per-attempt (SEMANTICS §2); metadata left empty by its removal is absent.
+      // The key's own entry is per-attempt (docs/semantics.md §2); metadata left empty by its removal is absent.
       const body = writeObjectBody(value as object, 2, IDEMPOTENCY_METADATA_KEY);
       return body === '' ? undefined : '{' + body + '}';
     }
     case 'extensions': {
       if (!Array.isArray(value)) break;
-      // Declaring the URI is per-attempt too: a key is honoured with or without it (SEMANTICS §1).
+      // Declaring the URI is per-attempt too: a key is honoured with or without it (docs/semantics.md §1).
       let out = '';
       for (let i = 0; i < value.length; i++) {
         const uri: unknown = value[i];
@@ -165,16 +165,18 @@ function writeMessageField(k: string, value: unknown): string | undefined {
 }
 
 /**
- * The message digest `D` (SEMANTICS §2): lowercase hex SHA-256 of the canonical JSON of `message` without its
- * per-attempt fields — the key's metadata entry and the extension URI — and with default-valued fields (absent,
- * `null`, `''`, `[]`, `{}`, `ROLE_UNSPECIFIED`; metadata or extensions left empty by the removal) treated as
- * absent at the Message and Part level. Free-form values (metadata values, `data`) are digested as they are.
+ * The message digest `D` (docs/semantics.md §2): lowercase hex SHA-256 of the canonical JSON of `message` without
+ * its per-attempt fields — the key's metadata entry and the extension URI — and with default-valued fields
+ * (absent, `null`, `''`, `[]`, `{}`, `ROLE_UNSPECIFIED`; metadata or extensions left empty by the removal)
+ * treated as absent at the Message and Part level. Free-form values (metadata values, `data`) are digested as
+ * they are.
  *
  * Stable under member order and under adding or removing the key and URI; any real change (text, part order,
  * messageId, contextId, taskId, role, other metadata, referenceTaskIds, other extensions) changes it.
  * Stores persist it next to a key, so its definition is part of the stored format.
  *
- * @throws {TypeError} as `canonicalJson` does.
+ * @throws {TypeError} as `canonicalJson` does. The server refuses such a message before any claim (ADR 0031),
+ *   so a deferred digest cannot fail after its agent ran.
  */
 export function messageDigest(message: Message): string {
   const record = message as unknown as Record<string, unknown>;

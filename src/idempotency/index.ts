@@ -1,5 +1,5 @@
 /**
- * The idempotency extension (a2a-rust `idempotency/v1`, wire-compatible; SEMANTICS §1–§2): constants, key
+ * The idempotency extension (a2a-rust `idempotency/v1`, wire-compatible; docs/semantics.md §1–§2): constants, key
  * validation, reading and attaching keys, minting, the message digest, and the log-safe key hash.
  * `digest.js` and `key-hash.js` use `node:crypto`; the rest runs on any runtime with Web Crypto.
  */

@@ -1,6 +1,6 @@
 /**
  * A printable stand-in for a key. Keys never appear in clear in logs, traces, metrics or webhooks: a key is a
- * handle to a task, and anyone who can present it reaches that task (seed 000, SEMANTICS §1).
+ * handle to a task, and anyone who can present it reaches that task (a2a-rust's idempotency docs, docs/semantics.md §1).
  */
 import { sha256Hex } from './sha256.js';
 

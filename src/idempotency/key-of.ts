@@ -1,5 +1,5 @@
 /**
- * Reading the key off a message (seed 000 `key_of`, SEMANTICS §1).
+ * Reading the key off a message (a2a-rust's idempotency docs, `key_of`, docs/semantics.md §1).
  */
 import type { Message } from '../protocol/model.js';
 import { IDEMPOTENCY_METADATA_KEY } from './constants.js';
@@ -26,7 +26,7 @@ const REFUSED: Readonly<Record<KeyError, KeyReading>> = Object.freeze({
  * value is `undefined`, which JSON cannot carry); `{ error }` when the entry is present but malformed, and
  * `null`, numbers, booleans, objects and arrays are `NOT_A_STRING`, never absent, since treating them as absent
  * would silently run a send the caller thought was deduplicated (a2a-rust `KeyError::NotAString`).
- * The key is honoured whether or not the extension URI is declared (SEMANTICS §1).
+ * The key is honoured whether or not the extension URI is declared (docs/semantics.md §1).
  * The returned object is shared and frozen unless it carries a key.
  */
 export function readKey(message: Message): KeyReading {

@@ -1,5 +1,5 @@
 /**
- * Keys minted by a2a-once's client (SEMANTICS §1: at least 16 bytes from `crypto.getRandomValues`, base64url,
+ * Keys minted by a2a-once's client (docs/semantics.md §1: at least 16 bytes from `crypto.getRandomValues`, base64url,
  * prefixed with the mint time so a server can tell a key's age without storing it).
  *
  * Format, version 1:
@@ -10,7 +10,7 @@
  * - `<mint time>`: milliseconds since the Unix epoch, base36, lowercase, no leading zeros (8 characters until
  *   the year 2059, 9 after). Canonical, so one key has exactly one reading.
  * - `<random>`: 16 bytes from the Web Crypto CSPRNG, base64url without padding (22 characters). The seed's
- *   rule: a key must be unguessable, since within a tenant it is a handle to a task (seed 000 "Choosing a key").
+ *   rule: a key must be unguessable, since within a tenant it is a handle to a task (a2a-rust's idempotency docs, "Choosing a key").
  *
  * Every character is in the key charset (letters, digits, `.`, `-`, `_`), and the whole is 28–38 characters (35 today),
  * within 16–255. The mint time is the client's clock: a reader should allow for skew.
@@ -52,7 +52,7 @@ function base64url(bytes: Uint8Array): string {
 
 /**
  * Mints a fresh key in the `ik1` format above: 128 random bits plus the mint time.
- * Mint once per logical send and reuse it for every attempt (SEMANTICS §7).
+ * Mint once per logical send and reuse it for every attempt (docs/semantics.md §7).
  *
  * @param now mint time in epoch milliseconds; a non-negative safe integer. Defaults to the current time.
  * @throws {RangeError} when `now` is not a non-negative safe integer (a programming error).

@@ -1,6 +1,6 @@
 /**
- * Attaching and removing a key (seed 000 `set_key`, SEMANTICS §1). Both return a new message and never
- * mutate their input, so a caller can keep the original to resend (seed 000: a retry resends the identical
+ * Attaching and removing a key (a2a-rust's idempotency docs, `set_key`, docs/semantics.md §1). Both return a new message and never
+ * mutate their input, so a caller can keep the original to resend (a2a-rust's idempotency docs: a retry resends the identical
  * message). The copy is shallow: `parts` and other nested values are shared with the input.
  */
 import type { JsonObject, Message } from '../protocol/model.js';

@@ -1,11 +1,11 @@
 /**
- * Key validation, with the a2a-rust error kinds (seed 000 "Choosing a key", SEMANTICS §1).
+ * Key validation, with the a2a-rust error kinds (a2a-rust's idempotency docs, "Choosing a key", docs/semantics.md §1).
  */
 import { MAX_KEY_LEN, MIN_KEY_LEN } from './constants.js';
 
 /**
  * Why a key was refused. `NOT_A_STRING` is for a metadata entry that is present but not a JSON string:
- * it is refused, never treated as absent (SEMANTICS §1).
+ * it is refused, never treated as absent (docs/semantics.md §1).
  */
 export type KeyError = 'TOO_SHORT' | 'TOO_LONG' | 'INVALID_CHARACTER' | 'NOT_A_STRING';
 
@@ -22,7 +22,7 @@ for (let c = 0; c < 128; c++) {
  * Length is counted in UTF-8 bytes, as a2a-rust counts it, so both SDKs give the same error kind for the same
  * string. For every string that can pass, bytes and characters coincide (the set is ASCII only). The set
  * excludes space, `/`, CR/LF, NUL and non-ASCII because a key reaches store keys and log lines, and a newline
- * there is where log injection starts (seed 000).
+ * there is where log injection starts (a2a-rust's behaviour).
  *
  * @returns `undefined` when the key is valid, otherwise why it is not.
  * @example validateKey('retry') // 'TOO_SHORT'
@@ -53,7 +53,7 @@ export function validateKey(key: string): KeyError | undefined {
 
 /**
  * A sentence saying what is wrong with a key and what a valid one looks like, for error messages.
- * It never includes the key itself: a key is a handle to a task (SEMANTICS §1, "Keys in logs").
+ * It never includes the key itself: a key is a handle to a task (docs/semantics.md §1, "Keys in logs").
  */
 export function describeKeyError(error: KeyError): string {
   switch (error) {
@@ -72,7 +72,7 @@ const BRAND = Symbol.for('a2a-once.KeyFormatError');
 
 /**
  * Thrown by the throwing key APIs (`keyOf`, `setKey`) for a malformed key. A local error: the server maps a
- * malformed key to its wire error (`IDEMPOTENCY_KEY_INVALID`, -32602 / 400) itself (SEMANTICS §1).
+ * malformed key to its wire error (`IDEMPOTENCY_KEY_INVALID`, -32602 / 400) itself (docs/semantics.md §1).
  */
 export class KeyFormatError extends Error {
   /** Why the key was refused. */

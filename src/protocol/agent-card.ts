@@ -1,5 +1,5 @@
 /**
- * The agent card (proto `AgentCard` and its parts; digest §5). Served at `/.well-known/agent-card.json`.
+ * The agent card (proto `AgentCard` and its parts; A2A v1.0). Served at `/.well-known/agent-card.json`.
  */
 import type { JsonObject } from './model.js';
 

@@ -1,5 +1,5 @@
 /**
- * Method names, header names, media types and paths of A2A v1.0 (digest §1, §6, §7).
+ * Method names, header names, media types and paths of A2A v1.0 (A2A v1.0).
  */
 
 /** The eleven JSON-RPC methods (PascalCase, equal to the gRPC names). */

@@ -1,6 +1,6 @@
 /**
- * How an A2AError travels: the JSON-RPC `error` member and the REST `google.rpc.Status` body (digest §4.2), and
- * the way back. Rebuilding goes by ErrorInfo reason first, then by code (digest §4.1: "never by HTTP status
+ * How an A2AError travels: the JSON-RPC `error` member and the REST `google.rpc.Status` body (A2A v1.0), and
+ * the way back. Rebuilding goes by ErrorInfo reason first, then by code (A2A v1.0: "never by HTTP status
  * alone").
  */
 import {

@@ -1,8 +1,8 @@
 /**
- * One `A2AError` hierarchy for every wire error: the A2A errors of the v1.0.1 mapping table (digest §4.1), the
- * standard JSON-RPC errors, and the errors of our idempotency extension (SEMANTICS.md §1–§3). Each class knows
- * its JSON-RPC code, HTTP status, gRPC status name and `google.rpc.ErrorInfo` reason, so every binding renders
- * the same error the same way and a client can rebuild it by reason.
+ * One `A2AError` hierarchy for every wire error: the A2A errors of the v1.0.1 mapping table (A2A v1.0), the
+ * standard JSON-RPC errors, and the errors of our idempotency extension (docs/semantics.md §1–§3). Each class
+ * knows its JSON-RPC code, HTTP status, gRPC status name and `google.rpc.ErrorInfo` reason, so every binding
+ * renders the same error the same way and a client can rebuild it by reason.
  */
 
 /** `google.rpc.ErrorInfo` type URL (ProtoJSON `Any`). */
@@ -286,6 +286,15 @@ export const ERROR_SPECS = {
     'Idempotency key index is full; retry later',
     A2A_ONCE_ERROR_DOMAIN,
   ),
+  PushConfigLimitError: spec(
+    'PushConfigLimitError',
+    -32602,
+    400,
+    'FAILED_PRECONDITION',
+    'PUSH_CONFIG_LIMIT',
+    'The task already has as many push notification configs as this server allows; delete one first',
+    A2A_ONCE_ERROR_DOMAIN,
+  ),
 } as const satisfies Record<string, A2AErrorSpec>;
 
 /** Name of an error kind. */
@@ -353,13 +362,13 @@ export type PayloadTooLargeError = A2AError;
 /** Missing or bad credentials (HTTP 401). */
 export const UnauthenticatedError = errorClass('UnauthenticatedError');
 export type UnauthenticatedError = A2AError;
-/** A malformed idempotency key (SEMANTICS §1). */
+/** A malformed idempotency key (docs/semantics.md §1). */
 export const IdempotencyKeyInvalidError = errorClass('IdempotencyKeyInvalidError');
 export type IdempotencyKeyInvalidError = A2AError;
-/** A key held by a different message or digest (SEMANTICS §2). */
+/** A key held by a different message or digest (docs/semantics.md §2). */
 export const IdempotencyKeyReusedError = errorClass('IdempotencyKeyReusedError');
 export type IdempotencyKeyReusedError = A2AError;
-/** A key past its TTL (SEMANTICS §2). */
+/** A key past its TTL (docs/semantics.md §2). */
 export const IdempotencyKeyExpiredError = errorClass('IdempotencyKeyExpiredError');
 export type IdempotencyKeyExpiredError = A2AError;
 /** The server is at capacity (HTTP 503 with Retry-After); nothing ran. */
@@ -368,6 +377,10 @@ export type ServerBusyError = A2AError;
 /** The key index is full (HTTP 503 with Retry-After). */
 export const IdempotencyCapacityError = errorClass('IdempotencyCapacityError');
 export type IdempotencyCapacityError = A2AError;
+
+/** A task already holds the most push configs the server allows (a cap per task; delete one first). */
+export const PushConfigLimitError = errorClass('PushConfigLimitError');
+export type PushConfigLimitError = A2AError;
 
 const CLASSES: Record<A2AErrorName, ErrorClass> = {
   TaskNotFoundError,
@@ -391,6 +404,7 @@ const CLASSES: Record<A2AErrorName, ErrorClass> = {
   IdempotencyKeyExpiredError,
   ServerBusyError,
   IdempotencyCapacityError,
+  PushConfigLimitError,
 };
 
 /** The class of an error kind, by name. */

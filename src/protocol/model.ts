@@ -8,7 +8,7 @@ import type { Role, TaskState } from './task-state.js';
 /** A free-form JSON object (`google.protobuf.Struct`). */
 export type JsonObject = { [key: string]: unknown };
 
-/** Fields every Part variant may carry (digest §2.2). */
+/** Fields every Part variant may carry (A2A v1.0). */
 export interface PartBase {
   metadata?: JsonObject;
   filename?: string;
@@ -93,7 +93,7 @@ export interface TaskArtifactUpdateEvent {
   metadata?: JsonObject;
 }
 
-/** One stream event: a oneof with exactly one member (digest §1.5). */
+/** One stream event: a oneof with exactly one member (A2A v1.0). */
 export type StreamResponse =
   | { task: Task }
   | { message: Message }

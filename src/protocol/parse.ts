@@ -1,7 +1,7 @@
 /**
  * Entry points for reading the wire: method params (server side, `InvalidParamsError`, -32602) and agent output
  * (client side, `InvalidAgentResponseError`, -32006). Messages name the offending field paths, e.g.
- * `Invalid parameters: message.parts: at least one part is required` (digest §2.5, §4.1).
+ * `Invalid parameters: message.parts: at least one part is required` (A2A v1.0).
  */
 import { fastSendMessageRequest } from './fast-send-request.js';
 import type { z } from 'zod';
@@ -34,7 +34,7 @@ import {
 } from './schemas/requests.js';
 import type { Equals } from './schemas/type-ties.js';
 
-/** The params schema of each operation (digest §1.1). */
+/** The params schema of each operation (A2A v1.0). */
 export const PARAMS_SCHEMAS = {
   SendMessage: SendMessageRequestSchema,
   SendStreamingMessage: SendMessageRequestSchema,
@@ -81,7 +81,7 @@ export const PARAMS_TIES: { [M in A2AMethod]: Equals<z.output<(typeof PARAMS_SCH
   GetExtendedAgentCard: true,
 };
 
-/** One invalid field, in the shape of `google.rpc.BadRequest.FieldViolation` (digest §4.2). */
+/** One invalid field, in the shape of `google.rpc.BadRequest.FieldViolation` (A2A v1.0). */
 export interface FieldViolation {
   /** Dotted path with `[i]` for array items, e.g. `message.parts[0].text`; `""` for the value itself. */
   field: string;
@@ -136,7 +136,7 @@ export function parseWith<T>(schema: z.ZodType<T>, raw: unknown, what: string): 
   throw new InvalidParamsError({ message: result.message, metadata: violationMetadata(result.violations) });
 }
 
-/** ErrorInfo metadata values are strings (digest §4.2): the invalid field paths, comma-separated. */
+/** ErrorInfo metadata values are strings (A2A v1.0): the invalid field paths, comma-separated. */
 function violationMetadata(violations: readonly FieldViolation[]): Record<string, string> {
   return { fields: [...new Set(violations.map((v) => v.field))].slice(0, MAX_REPORTED).join(',') };
 }
@@ -144,7 +144,7 @@ function violationMetadata(violations: readonly FieldViolation[]): Record<string
 /**
  * Parses the params of `method`. Throws `InvalidParamsError` (-32602) when they are not an object or do not
  * validate, and `MethodNotFoundError` for a name that is not an A2A method. GetExtendedAgentCard may omit params
- * (digest §1.2), which reads as `{}`.
+ * (A2A v1.0), which reads as `{}`.
  */
 export function parseParams<M extends A2AMethod>(method: M, raw: unknown): ParamsOf<M> {
   const schema = (PARAMS_SCHEMAS as Partial<Record<string, z.ZodType>>)[method];
@@ -165,7 +165,7 @@ export function parseParams<M extends A2AMethod>(method: M, raw: unknown): Param
 
 /**
  * Reads something an agent sent (a result, a stream event, a card) or throws `InvalidAgentResponseError`
- * (-32006, digest §4.1), which is how a client reports a non-conforming agent.
+ * (-32006, A2A v1.0), which is how a client reports a non-conforming agent.
  */
 export function parseAgentResponse<T>(schema: z.ZodType<T>, raw: unknown, what: string): T {
   const result = safeParseWith(schema, raw, what);

@@ -1,6 +1,6 @@
 /**
- * Request and response messages of the eleven A2A v1.0 operations (digest §2.3). Every request carries an
- * optional `tenant` (digest §9).
+ * Request and response messages of the eleven A2A v1.0 operations (A2A v1.0). Every request carries an
+ * optional `tenant` (A2A v1.0).
  */
 import type { JsonObject, Message, Task } from './model.js';
 import type { TaskState } from './task-state.js';

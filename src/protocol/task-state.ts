@@ -37,12 +37,12 @@ const INTERRUPTED: ReadonlySet<TaskState> = new Set([
   'TASK_STATE_AUTH_REQUIRED',
 ]);
 
-/** A terminal task is immutable and never restarts (A2A §3.1.1, digest §3). */
+/** A terminal task is immutable and never restarts (A2A §3.1.1, A2A v1.0). */
 export function isTerminalState(state: TaskState): boolean {
   return TERMINAL.has(state);
 }
 
-/** INPUT_REQUIRED and AUTH_REQUIRED: the task waits for its client (digest §3). */
+/** INPUT_REQUIRED and AUTH_REQUIRED: the task waits for its client (A2A v1.0). */
 export function isInterruptedState(state: TaskState): boolean {
   return INTERRUPTED.has(state);
 }

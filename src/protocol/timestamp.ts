@@ -1,5 +1,5 @@
 /**
- * Timestamps on the wire are ISO-8601 UTC with milliseconds, ending in `Z` (digest §2.1).
+ * Timestamps on the wire are ISO-8601 UTC with milliseconds, ending in `Z` (A2A v1.0).
  */
 
 /** Now, as a wire timestamp. */

@@ -1,5 +1,5 @@
 /**
- * Strict writing: every `toWire*` function returns the canonical ProtoJSON form of a value (digest §2.1) as a new
+ * Strict writing: every `toWire*` function returns the canonical ProtoJSON form of a value (A2A v1.0) as a new
  * plain object. camelCase keys only; `undefined` and fields at their proto default (`""`, `false`, empty
  * non-required arrays, empty `metadata`) are omitted; REQUIRED fields are always written, even when empty;
  * fields the proto declares `optional` are written whenever set; timestamps become ISO-8601 UTC with
@@ -118,7 +118,7 @@ export function toWireTaskStatus(status: TaskStatus): TaskStatus {
 /** Options of `toWireTask`. */
 export interface TaskWriteOptions {
   /**
-   * ListTasks `includeArtifacts` (digest §2.5): `false` drops `artifacts` entirely, `true` always writes it (`[]`
+   * ListTasks `includeArtifacts` (A2A v1.0): `false` drops `artifacts` entirely, `true` always writes it (`[]`
    * when there are none). Unset: written when non-empty.
    */
   includeArtifacts?: boolean;
@@ -160,7 +160,7 @@ export function toWireTaskArtifactUpdateEvent(event: TaskArtifactUpdateEvent): T
   return out;
 }
 
-/** Writes a StreamResponse: exactly its one member (digest §1.5). */
+/** Writes a StreamResponse: exactly its one member (A2A v1.0). */
 export function toWireStreamResponse(response: StreamResponse): StreamResponse {
   if ('task' in response) return { task: toWireTask(response.task) };
   if ('message' in response) return { message: toWireMessage(response.message) };
@@ -168,7 +168,7 @@ export function toWireStreamResponse(response: StreamResponse): StreamResponse {
   return { artifactUpdate: toWireTaskArtifactUpdateEvent(response.artifactUpdate) };
 }
 
-/** Writes a SendMessageResponse: `{task}` or `{message}`, never a bare Task (digest §1.2). */
+/** Writes a SendMessageResponse: `{task}` or `{message}`, never a bare Task (A2A v1.0). */
 export function toWireSendMessageResponse(response: SendMessageResponse): SendMessageResponse {
   return 'task' in response
     ? { task: toWireTask(response.task) }
@@ -177,7 +177,7 @@ export function toWireSendMessageResponse(response: SendMessageResponse): SendMe
 
 /**
  * Writes a ListTasksResponse. Every field is REQUIRED and written, `nextPageToken` too (`""` on the last page,
- * digest §2.3). Pass the request's `includeArtifacts` so each task obeys digest §2.5.
+ * A2A v1.0). Pass the request's `includeArtifacts` so each task obeys A2A v1.0
  */
 export function toWireListTasksResponse(
   response: ListTasksResponse,
@@ -341,7 +341,7 @@ function toWireSignature(signature: AgentCardSignature): AgentCardSignature {
 }
 
 /**
- * Writes an AgentCard (digest §5). REQUIRED arrays are kept even when empty; `documentationUrl` and `iconUrl`
+ * Writes an AgentCard (A2A v1.0). REQUIRED arrays are kept even when empty; `documentationUrl` and `iconUrl`
  * are proto `optional`, so written whenever set. This is also the payload to canonicalise for signing once
  * `signatures` is removed (A2A §8.4).
  */

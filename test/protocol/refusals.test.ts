@@ -93,7 +93,7 @@ describe('Message', () => {
   });
 });
 
-describe('ListTasks and history validation (digest §2.5)', () => {
+describe('ListTasks and history validation (A2A v1.0)', () => {
   it.each([0, 101, 1.5, -1, '0', 'ten'])('refuses pageSize %j', (pageSize) => {
     expect(refusal(() => parseParams('ListTasks', { pageSize }))).toContain('pageSize:');
   });

@@ -130,7 +130,7 @@ describe('canonical scalars', () => {
   });
 });
 
-describe('includeArtifacts (digest §2.5)', () => {
+describe('includeArtifacts (A2A v1.0)', () => {
   const task: Task = {
     id: 't',
     status: { state: 'TASK_STATE_COMPLETED' },

@@ -1,5 +1,5 @@
 /**
- * Schemas of the agent card and its parts (digest §5), tied to `agent-card.ts`. A client reads cards it did not
+ * Schemas of the agent card and its parts (A2A v1.0), tied to `agent-card.ts`. A client reads cards it did not
  * write, so REQUIRED repeated fields that a ProtoJSON writer would omit when empty are read as `[]` (digest
  * §2.1); only `supportedInterfaces` must be non-empty, since a card without one cannot be used.
  */
@@ -48,7 +48,7 @@ export const AgentProviderSchema = wireObject({
   organization: z.string(),
 });
 
-/** `StringList`: how a `map<string, StringList>` value renders (digest §2.1). */
+/** `StringList`: how a `map<string, StringList>` value renders (A2A v1.0). */
 export const StringListSchema = wireObject({ list: requiredStrings });
 
 /** `SecurityRequirement`: scheme names (kept as sent) to required scopes. */
@@ -86,7 +86,7 @@ export const OAuthFlowsSchema = wireObject({
 
 const description = z.string().optional();
 
-/** `SecurityScheme`: a oneof wrapper with exactly one member (digest §5). */
+/** `SecurityScheme`: a oneof wrapper with exactly one member (A2A v1.0). */
 export const SecuritySchemeSchema = wireObject({
   apiKeySecurityScheme: wireObject({ description, location: z.string(), name: z.string() }).optional(),
   httpAuthSecurityScheme: wireObject({
@@ -122,7 +122,7 @@ export const AgentCardSignatureSchema = wireObject({
   header: JsonObjectSchema.optional(),
 });
 
-/** `AgentCard` (digest §5). v0.3-only fields (`url`, `preferredTransport`, ...) are ignored as unknown. */
+/** `AgentCard` (A2A v1.0). v0.3-only fields (`url`, `preferredTransport`, ...) are ignored as unknown. */
 export const AgentCardSchema = wireObject({
   name: z.string(),
   description: z.string(),

@@ -1,5 +1,5 @@
 /**
- * Schemas of the A2A v1.0 core objects (digest §2.2) and of the two result oneofs (digest §1.5, §2.3). Each is
+ * Schemas of the A2A v1.0 core objects (A2A v1.0) and of the two result oneofs (A2A v1.0). Each is
  * tied to its hand-written type in `model.ts` by `type-ties.ts`.
  */
 import { z } from 'zod';
@@ -28,7 +28,7 @@ export const PartBaseSchema = wireObject(partBaseShape);
 /** `TextPart`. */
 export const TextPartSchema = wireObject({ text: z.string(), ...partBaseShape });
 
-/** `RawPart`: `raw` read in either base64 alphabet, normalised to standard with padding (digest §2.1). */
+/** `RawPart`: `raw` read in either base64 alphabet, normalised to standard with padding (A2A v1.0). */
 export const RawPartSchema = wireObject({ raw: wireBase64, ...partBaseShape });
 
 /** `UrlPart`. */
@@ -37,19 +37,19 @@ export const UrlPartSchema = wireObject({ url: z.string(), ...partBaseShape });
 /** `DataPart`: `data` is any JSON value (`google.protobuf.Value`), so `null` is a value here, not "absent". */
 export const DataPartSchema = wireObject({ data: z.unknown(), ...partBaseShape }, ['data']);
 
-/** `Part`: a oneof, exactly one of `text`, `raw`, `url`, `data` (digest §2.2). */
+/** `Part`: a oneof, exactly one of `text`, `raw`, `url`, `data` (A2A v1.0). */
 export const PartSchema = oneOfSchema(
   'a part',
   { text: TextPartSchema, raw: RawPartSchema, url: UrlPartSchema, data: DataPartSchema },
   ['data'],
 );
 
-/** The parts of a Message or Artifact: REQUIRED, so at least one (digest §2.2, SPEC §5.7). */
+/** The parts of a Message or Artifact: REQUIRED, so at least one (A2A v1.0, SPEC §5.7). */
 const partsSchema = z.array(PartSchema).min(1, 'at least one part is required');
 
 /**
  * `Message`. `messageId` and at least one part are REQUIRED; `role` is REQUIRED, so `ROLE_UNSPECIFIED` (the
- * proto default, meaning "not set") is refused (digest §2.2).
+ * proto default, meaning "not set") is refused (A2A v1.0).
  */
 export const MessageSchema = wireObject({
   messageId: nonEmptyString,
@@ -63,7 +63,7 @@ export const MessageSchema = wireObject({
   referenceTaskIds: stringArray.optional(),
 });
 
-/** `Artifact`: `artifactId` and at least one part are REQUIRED (digest §2.2). */
+/** `Artifact`: `artifactId` and at least one part are REQUIRED (A2A v1.0). */
 export const ArtifactSchema = wireObject({
   artifactId: nonEmptyString,
   name: z.string().optional(),
@@ -80,7 +80,7 @@ export const TaskStatusSchema = wireObject({
   timestamp: wireTimestamp.optional(),
 });
 
-/** `Task`. `contextId` is not REQUIRED in the proto, although servers always set it (digest §2.2). */
+/** `Task`. `contextId` is not REQUIRED in the proto, although servers always set it (A2A v1.0). */
 export const TaskSchema = wireObject({
   id: nonEmptyString,
   contextId: z.string().optional(),
@@ -111,7 +111,7 @@ export const TaskArtifactUpdateEventSchema = wireObject({
 const taskMember = wireObject({ task: TaskSchema });
 const messageMember = wireObject({ message: MessageSchema });
 
-/** `StreamResponse`: exactly one of `task`, `message`, `statusUpdate`, `artifactUpdate` (digest §1.5). */
+/** `StreamResponse`: exactly one of `task`, `message`, `statusUpdate`, `artifactUpdate` (A2A v1.0). */
 export const StreamResponseSchema = oneOfSchema('a stream response', {
   task: taskMember,
   message: messageMember,
@@ -119,7 +119,7 @@ export const StreamResponseSchema = oneOfSchema('a stream response', {
   artifactUpdate: wireObject({ artifactUpdate: TaskArtifactUpdateEventSchema }),
 });
 
-/** `SendMessageResponse`: exactly one of `task`, `message`; never a bare Task (digest §1.2). */
+/** `SendMessageResponse`: exactly one of `task`, `message`; never a bare Task (A2A v1.0). */
 export const SendMessageResponseSchema = oneOfSchema('a send message response', {
   task: taskMember,
   message: messageMember,

@@ -1,7 +1,7 @@
 /**
  * Lenient-reading building blocks shared by every wire schema: snake_case aliases for known fields, `null` read as
  * "absent", and oneof dispatch. ProtoJSON readers accept the proto's snake_case names and treat `null` as the
- * default value of any field except `google.protobuf.Value` (digest §2.1), so we do too.
+ * default value of any field except `google.protobuf.Value` (A2A v1.0), so we do too.
  *
  * Cost matters: these run on the server's hot path. An object is copied only when one of its keys needs renaming
  * or dropping; free-form values (`metadata`, `Part.data`, `params`, `header`) are never walked, so keys inside
@@ -23,7 +23,7 @@ export function snakeCaseOf(name: string): string {
  * Builds the pre-parse step of one object schema: renames snake_case spellings of its known `fields` to
  * camelCase and drops known fields whose value is `null` (except those in `keepNull`). Returns the input itself
  * when nothing needs to change. When both spellings are present the camelCase one wins. Unknown keys are left
- * out of a rebuilt object, since the object schema strips them anyway (digest §2.1: unknown fields are ignored).
+ * out of a rebuilt object, since the object schema strips them anyway (A2A v1.0: unknown fields are ignored).
  */
 export function keyNormalizer(
   fields: readonly string[],
@@ -101,7 +101,7 @@ export function describeJson(value: unknown): string {
 }
 
 /**
- * A oneof (digest §2.1: "a oneof appears as exactly one member key"): `branches` maps each member name to the
+ * A oneof (A2A v1.0: "a oneof appears as exactly one member key"): `branches` maps each member name to the
  * schema that parses the whole object when that member is present. Dispatching on the member present, rather than
  * trying a union's options in turn, costs one parse and reports the errors of the right branch. More than one
  * member, or none, is an error. Members set to `null` count as absent unless listed in `keepNull`.

@@ -1,6 +1,6 @@
 /**
- * Schemas of the request and response messages of the eleven operations (digest §2.3), tied to `requests.ts`.
- * Every request carries an optional `tenant` (digest §9).
+ * Schemas of the request and response messages of the eleven operations (A2A v1.0), tied to `requests.ts`.
+ * Every request carries an optional `tenant` (A2A v1.0).
  */
 import { z } from 'zod';
 import { wireObject } from './lenient.js';
@@ -15,7 +15,7 @@ import {
   wireTimestamp,
 } from './scalars.js';
 
-/** `historyLength`: unset means "server default", 0 means "no history", n > 0 at most n (digest §2.5). */
+/** `historyLength`: unset means "server default", 0 means "no history", n > 0 at most n (A2A v1.0). */
 const historyLength = wireInt(0).optional();
 
 /** `AuthenticationInfo`: `scheme` is REQUIRED (an HTTP auth scheme, e.g. `Bearer`). */
@@ -26,7 +26,7 @@ export const AuthenticationInfoSchema = wireObject({
 
 /**
  * `TaskPushNotificationConfig`. `taskId` stays optional: it is empty when the config rides inline in a send
- * (digest §2.3), and the REST binding fills it from the path; CreateTaskPushNotificationConfig checks it.
+ * (A2A v1.0), and the REST binding fills it from the path; CreateTaskPushNotificationConfig checks it.
  */
 export const TaskPushNotificationConfigSchema = wireObject({
   tenant: z.string().optional(),
@@ -60,7 +60,7 @@ export const GetTaskRequestSchema = wireObject({
   historyLength,
 });
 
-/** `ListTasksRequest`. `pageSize` is 1..100 when set; invalid values are validation errors (digest §2.5). */
+/** `ListTasksRequest`. `pageSize` is 1..100 when set; invalid values are validation errors (A2A v1.0). */
 export const ListTasksRequestSchema = wireObject({
   tenant: z.string().optional(),
   contextId: z.string().optional(),
@@ -74,7 +74,7 @@ export const ListTasksRequestSchema = wireObject({
 
 /**
  * `ListTasksResponse`. Every field is REQUIRED, but a ProtoJSON writer omits fields at their default (`[]`, `""`,
- * `0`), so a reader fills them back in (digest §2.1); `nextPageToken` is `""` on the last page.
+ * `0`), so a reader fills them back in (A2A v1.0); `nextPageToken` is `""` on the last page.
  */
 export const ListTasksResponseSchema = wireObject({
   tasks: z.array(TaskSchema).default(() => []),

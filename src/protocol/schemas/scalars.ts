@@ -1,6 +1,6 @@
 /**
  * Scalar wire schemas: enums read by name or proto number, int32 read from a number or a decimal string,
- * booleans, timestamps and base64 bytes normalised to their canonical form (digest §2.1).
+ * booleans, timestamps and base64 bytes normalised to their canonical form (A2A v1.0).
  */
 import { z } from 'zod';
 import { ROLES, TASK_STATES } from '../task-state.js';
@@ -10,7 +10,7 @@ import { describeJson, isPlainRecord } from './lenient.js';
 
 /**
  * An enum read by string name or by proto number (the index in `values`); ProtoJSON readers accept both
- * (digest §2.1). Unknown names and numbers are errors.
+ * (A2A v1.0). Unknown names and numbers are errors.
  */
 export function wireEnum<const T extends readonly [string, ...string[]]>(values: T) {
   const expected = `expected one of ${values.join(', ')}`;
@@ -20,7 +20,7 @@ export function wireEnum<const T extends readonly [string, ...string[]]>(values:
   );
 }
 
-/** `lf.a2a.v1.TaskState`, by name or number. `TASK_STATE_UNSPECIFIED` is readable here (digest §2.2). */
+/** `lf.a2a.v1.TaskState`, by name or number. `TASK_STATE_UNSPECIFIED` is readable here (A2A v1.0). */
 export const TaskStateSchema = wireEnum(TASK_STATES);
 
 /** `lf.a2a.v1.Role`, by name or number. `ROLE_UNSPECIFIED` is readable here; a Message refuses it. */
@@ -31,7 +31,7 @@ const DECIMAL = /^-?\d+$/;
 
 /**
  * An int32 within [min, max]. ProtoJSON also accepts integers written as decimal strings, which is how REST
- * query parameters arrive (digest §1.3).
+ * query parameters arrive (A2A v1.0).
  */
 export function wireInt(min = -INT32_MAX - 1, max = INT32_MAX) {
   const range = max === INT32_MAX ? `>= ${min}` : `between ${min} and ${max}`;
@@ -45,20 +45,20 @@ export function wireInt(min = -INT32_MAX - 1, max = INT32_MAX) {
   );
 }
 
-/** A bool. The strings `"true"`/`"false"` are accepted too, as REST query parameters carry them (digest §1.3). */
+/** A bool. The strings `"true"`/`"false"` are accepted too, as REST query parameters carry them (A2A v1.0). */
 export const wireBool = z.preprocess(
   (input) => (input === 'true' ? true : input === 'false' ? false : input),
   z.boolean({ error: (issue) => `expected a boolean, got ${describeJson(issue.input)}` }),
 );
 
-/** A string that must not be empty: identifiers and other REQUIRED strings (digest §2.1, SPEC §5.7). */
+/** A string that must not be empty: identifiers and other REQUIRED strings (A2A v1.0, SPEC §5.7). */
 export const nonEmptyString = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'expected a string') })
   .min(1, 'must be a non-empty string');
 
 /**
  * A `google.protobuf.Timestamp`: any RFC 3339 form is read and normalised to ISO-8601 UTC with milliseconds
- * (digest §2.1: offsets other than Z must not be written, so we convert them).
+ * (A2A v1.0: offsets other than Z must not be written, so we convert them).
  */
 export const wireTimestamp = z.string().transform((input, ctx) => {
   const normalized = normalizeTimestamp(input);
@@ -77,7 +77,7 @@ const ANY_B64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
 /**
  * Normalises base64 (standard or URL-safe alphabet, padded or not) to the standard alphabet with padding, the
- * form ProtoJSON writes for `bytes` (digest §2.1). Returns undefined when the input is not base64.
+ * form ProtoJSON writes for `bytes` (A2A v1.0). Returns undefined when the input is not base64.
  */
 export function normalizeBase64(input: string): string | undefined {
   // Fast path: already canonical.

@@ -1,12 +1,13 @@
 /**
- * Admission: the one gate between the bindings and the runner for every send (issue 3 point 2; ARCHITECTURE.md
- * "How a send flows"). In order:
- *   1. scope (tenant + principal) and the key's form: a malformed key is refused before anything else;
+ * Admission: the one gate between the bindings and the runner for every send (ADR 0002). In order:
+ *   0. the message (and an inline push config) is plain JSON data within the wire's nesting limit, so nothing
+ *      later fails to digest or store it (docs/semantics.md §2 "Input refused at the door", ADR 0031);
+ *   1. scope (tenant + principal) and the key's form: a malformed key is refused before any claim;
  *   2. a keyed send to a store that cannot honour keys is refused;
- *   3. a message naming a task goes through the lifecycle guard (SEMANTICS §3);
- *   4. a new task claims its key and is created in ONE atomic store step (SEMANTICS §2). Every check that can
- *      refuse on its own terms ran before, and nothing with a side effect ran yet, so there is no window in
- *      which a key exists without its task: a racing retry always finds the first attempt's task.
+ *   3. a message naming a task goes through the lifecycle guard (docs/semantics.md §3);
+ *   4. a new task claims its key and is created in ONE atomic store step (docs/semantics.md §2). Every check
+ *      that can refuse on its own terms ran before, and nothing with a side effect ran yet, so there is no
+ *      window in which a key exists without its task: a racing retry always finds the first attempt's task.
  */
 import { isoAt } from '../../protocol/iso-time.js';
 import { newUuid } from '../../protocol/uuid.js';
@@ -34,10 +35,12 @@ import type { SendMessageRequest, TaskPushNotificationConfig } from '../../proto
 import type { Clock } from '../../store/clock.js';
 import type { StoredTask } from '../../store/records.js';
 import type { Scope } from '../../store/scope.js';
-import type { CreateTaskInput, TaskStore } from '../../store/task-store.js';
+import type { CreateTaskInput, LeaseGrant, TaskStore } from '../../store/task-store.js';
 import type { CallContext } from '../call-context.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { ADMISSION_COUNTER, type AdmissionOutcome, type ServerMetrics } from '../observability/metrics.js';
+import { CRASH_ARMED, reachCrashPoint } from '../testing/crash-points.js';
+import { assertPlainJson } from './admissible-input.js';
 import { guardExistingTask } from './lifecycle-guard.js';
 
 /** Admission settings (all from `A2AServerOptions`). */
@@ -45,11 +48,13 @@ export interface AdmissionConfig {
   readonly store: TaskStore;
   readonly clock: Clock;
   readonly keyTtlMs: number;
-  readonly maxKeysPerTenant: number;
-  /** `refuse` (SEMANTICS §2 default) or `treat-as-new` (seed 000). */
+  readonly maxKeysPerScope: number;
+  /** `refuse` (docs/semantics.md §2 default) or `treat-as-new` (a2a-rust's behaviour). */
   readonly expiredKeys: 'refuse' | 'treat-as-new';
   readonly metrics: ServerMetrics;
   readonly logger: ServerLogger;
+  /** The worker lease of the turn that will run under `fence`, granted in the write that admits it (ADR 0037). */
+  readonly lease?: (fence: number) => LeaseGrant;
 }
 
 /** What admission decided; the handler then runs or attaches. */
@@ -92,6 +97,9 @@ export async function admitSend(
   const message = params.message;
   const read = readKey(message);
   try {
+    // Before anything else: what a digest or a store could not write is refused before any claim.
+    assertPlainJson(message, 'message');
+    if (inlinePushConfig) assertPlainJson(inlinePushConfig, 'configuration.taskPushNotificationConfig');
     if (read.error) {
       throw new IdempotencyKeyInvalidError({
         message: `Invalid idempotency key: ${describeKeyError(read.error)}`,
@@ -190,12 +198,18 @@ async function admitToExistingTask(
         message,
         digestWithIds(record?.task ?? ({ id: taskId } as Task)),
       );
-      if (verdict.kind === 'refuse') throw verdict.error;
+      if (verdict.kind !== 'continue') {
+        // The message is in the task's history: an identical send (a retry racing this one) continued the task
+        // with it, possibly winning the compare-and-set below against our claim. Our key now protects that
+        // run, so it must never be released (docs/semantics.md §3).
+        if (claimed && carriesMessage(record, message.messageId)) claimed = false;
+        if (verdict.kind === 'refuse') throw verdict.error;
+        return { kind: 'replay', scope, record: record!, message };
+      }
       const cur = record!;
-      if (verdict.kind === 'replay') return { kind: 'replay', scope, record: cur, message };
       if (key !== undefined && !claimed) {
-        // A keyed continuation claims its key like any keyed send (SEMANTICS §2), so the key later conflicts
-        // with any other message and counts toward its TTL and the tenant's cap.
+        // A keyed continuation claims its key like any keyed send (docs/semantics.md §2), so the key later
+        // conflicts with any other message and counts toward its TTL and the tenant's cap.
         claimed = await claimContinuationKey(cfg, scope, message, key, taskId);
       }
       // Stored in strict wire form (defaults omitted), so history reads back exactly as ProtoJSON writes it.
@@ -211,6 +225,7 @@ async function admitToExistingTask(
         nextFence: cur.fence + 1,
         task,
         events: [{ statusUpdate: { taskId, contextId: cur.task.contextId ?? '', status } }],
+        lease: cfg.lease?.(cur.fence + 1),
       });
       if (res.ok) {
         claimed = false; // the key now belongs to a continuation that happened
@@ -222,6 +237,11 @@ async function admitToExistingTask(
     // Refused after claiming (the task moved on meanwhile): the key protected nothing, free it.
     if (claimed && key !== undefined) await cfg.store.releaseKey(scope, key, taskId, message.messageId);
   }
+}
+
+/** Whether the task's history holds a message with this id (then a continuation carried it). */
+function carriesMessage(record: StoredTask | undefined, messageId: string): boolean {
+  return record?.task.history?.some((m) => m.messageId === messageId) === true;
 }
 
 /**
@@ -244,7 +264,7 @@ async function claimContinuationKey(
       expiresAt: now + cfg.keyTtlMs,
     },
     taskId,
-    maxKeysPerTenant: cfg.maxKeysPerTenant,
+    maxKeysPerScope: cfg.maxKeysPerScope,
     onExpiredKey: cfg.expiredKeys === 'refuse' ? 'refuse' : 'replace',
   });
   switch (res.outcome) {
@@ -277,8 +297,8 @@ async function admitNewTask(
 ): Promise<Admission> {
   const now = cfg.clock.now();
   if (key !== undefined && cfg.expiredKeys === 'refuse') {
-    // A key whose mint time says it is older than the TTL is expired even if the store forgot it (SEMANTICS §2
-    // "age still known"), unless the store still holds it live (then it replays below).
+    // A key whose mint time says it is older than the TTL is expired even if the store forgot it
+    // (docs/semantics.md §2 "age still known"), unless the store still holds it live (then it replays below).
     const minted = mintTimeOf(key, now);
     if (minted !== undefined && now - minted > cfg.keyTtlMs) {
       const held = await cfg.store.getKey(scope, key);
@@ -301,6 +321,7 @@ async function admitNewTask(
   };
   // Assembled by assignment: `...(cond ? {…} : {})` would allocate an empty object on every unkeyed send.
   const input: { -readonly [K in keyof CreateTaskInput]: CreateTaskInput[K] } = { task };
+  if (cfg.lease) input.lease = cfg.lease(1);
   if (key !== undefined) {
     input.claim = {
       key,
@@ -310,13 +331,14 @@ async function admitNewTask(
       digest: () => messageDigest({ ...stored, contextId: sentContextId, taskId: undefined }),
       expiresAt: now + cfg.keyTtlMs,
     };
-    input.maxKeysPerTenant = cfg.maxKeysPerTenant;
+    input.maxKeysPerScope = cfg.maxKeysPerScope;
     input.onExpiredKey = cfg.expiredKeys === 'refuse' ? 'refuse' : 'replace';
   }
   if (inlinePushConfig) input.pushConfigs = [{ ...inlinePushConfig, taskId }];
   const res = await cfg.store.createTask(scope, input);
   switch (res.outcome) {
     case 'created':
+      if (CRASH_ARMED) reachCrashPoint('after-claim'); // test-only (ADR 0041): task and key stored, agent not started
       return { kind: 'created', scope, record: res.record, message: stored };
     case 'held': {
       if (res.key.messageId !== message.messageId) throw reused(res.key.messageId);

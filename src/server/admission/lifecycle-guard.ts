@@ -1,7 +1,7 @@
 /**
- * The lifecycle guard (SEMANTICS §3; seed 003 "three cases sharing one ID"): a message that names an existing
- * task is a retry of a message the task already has (replay), a legal continuation (the task waits for input),
- * or an illegal reuse (the task is busy or finished). Pure: it decides, admission acts.
+ * The lifecycle guard (docs/semantics.md §3): a message that names an
+ * existing task is a retry of a message the task already has (replay), a legal continuation (the task waits for
+ * input), or an illegal reuse (the task is busy or finished). Pure: it decides, admission acts.
  */
 import {
   IdempotencyKeyReusedError,

@@ -1,5 +1,5 @@
 /**
- * SEMANTICS §3, the lifecycle guard: every row over JSON-RPC and REST (unary and streaming), and the pure
+ * docs/semantics.md §3, the lifecycle guard: every row over JSON-RPC and REST (unary and streaming), and the pure
  * verdict function `guardExistingTask` checked against the table with fast-check.
  */
 import fc from 'fast-check';
@@ -9,6 +9,7 @@ import type { Message, Task } from '../../../src/protocol/model.js';
 import { TASK_STATES, type TaskState } from '../../../src/protocol/task-state.js';
 import { guardExistingTask } from '../../../src/server/admission/lifecycle-guard.js';
 import type { StoredTask } from '../../../src/store/records.js';
+import { claimerLosesTheRace } from '../continuation-races/claimer-loses.js';
 import {
   ANON,
   BINDINGS,
@@ -39,7 +40,7 @@ const TERMINAL: TaskState[] = [
 ];
 const INTERRUPTED: TaskState[] = ['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'];
 
-describe.each(BINDINGS)('SEMANTICS §3 lifecycle guard over %s', (binding: Binding) => {
+describe.each(BINDINGS)('docs/semantics.md §3 lifecycle guard over %s', (binding: Binding) => {
   let t: TestServer;
   beforeEach(() => {
     t = makeServer({ http: { authenticate: (req) => req.headers.get('x-principal') ?? undefined } });
@@ -219,6 +220,33 @@ describe.each(BINDINGS)('SEMANTICS §3 lifecycle guard over %s', (binding: Bindi
     expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.keyReused));
     expect(e.metadata?.heldByMessageId).toBe(answer.messageId);
     expect(t.agent.executions).toHaveLength(2);
+  });
+
+  it('identical keyed continuations racing, the claimer losing the compare-and-set: one run, the key kept', async () => {
+    let arm = (): void => undefined;
+    const racing = makeServer({
+      wrap: (memory) => {
+        const w = claimerLosesTheRace(memory);
+        arm = w.arm;
+        return w.store;
+      },
+    });
+    try {
+      const first = taskOf(await send(racing.ep, binding, userMessage('input please')));
+      const key = freshKey();
+      const answer = keyedMessage('answer', key, { taskId: first.id });
+      arm();
+      const both = await Promise.all([send(racing.ep, binding, answer), send(racing.ep, binding, answer)]);
+      expect(both.map((a) => taskOf(a).id)).toEqual([first.id, first.id]);
+      expect(racing.agent.executionsOf(first.id).filter((e) => e.isContinuation)).toHaveLength(1);
+      const e = errorOf(
+        await send(racing.ep, binding, keyedMessage('something else', key, { taskId: first.id })),
+      );
+      expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.keyReused));
+      expect(e.metadata?.heldByMessageId).toBe(answer.messageId);
+    } finally {
+      await racing.close();
+    }
   });
 
   it('a keyed first send retried with the taskId it learned is a replay of that task', async () => {

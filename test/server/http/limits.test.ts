@@ -1,5 +1,5 @@
 /**
- * Request limits over real sockets (issue 2 point 4): bodies over the limit get a clear 413 (default 4 MiB,
+ * Request limits over real sockets (ADR 0004, ADR 0031): bodies over the limit get a clear 413 (default 4 MiB,
  * configurable), declared or chunked; malformed JSON gets -32700; the server keeps serving afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -146,6 +146,20 @@ describe('malformed JSON over a socket', () => {
   it('REST: 400 INVALID_ARGUMENT PARSE_ERROR', async () => {
     const res = await post(def.url, '/message:send', '{"message":');
     await expectRestError(res, 400, 'INVALID_ARGUMENT', 'PARSE_ERROR');
+    await stillServes(def.url);
+  });
+
+  it('a body nested 100,000 deep: -32700 / 400 PARSE_ERROR naming the limit, then the server keeps serving', async () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const msg = JSON.stringify(userMsg(uid(), 'deep'));
+    const rpcBody = `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":${msg.slice(0, -1)},"metadata":{"d":${deep}}}}}`;
+    const res = await post(def.url, '/', rpcBody);
+    expect(res.status).toBe(200);
+    const env = await rpcJson(res);
+    expect(env.error?.code).toBe(-32700);
+    expect(env.error?.message).toMatch(/nested deeper than 64 levels/);
+    const rest = await post(def.url, '/message:send', `{"message":${msg},"x":${deep}}`);
+    await expectRestError(rest, 400, 'INVALID_ARGUMENT', 'PARSE_ERROR');
     await stillServes(def.url);
   });
 

@@ -1,22 +1,25 @@
 /**
- * The four push-config operations (A2A §3.1.7–3.1.10). Configs are stored per task; delivery (outbox, signing,
- * SSRF checks) is a later layer.
+ * The four push-config operations (A2A §3.1.7–3.1.10). Configs are stored per task, at most a capped number of
+ * them (`push-config-cap.ts`), and listed in pages (`push-config-paging.ts`); delivery (outbox, signing, SSRF
+ * checks) is a later layer.
  */
 import { randomUUID } from 'node:crypto';
 import {
   InvalidParamsError,
   PushNotificationNotSupportedError,
   TaskNotFoundError,
-} from '../protocol/errors.js';
-import type { AgentCard } from '../protocol/agent-card.js';
+} from '../../protocol/errors.js';
+import type { AgentCard } from '../../protocol/agent-card.js';
 import type {
   ListTaskPushNotificationConfigsRequest,
   ListTaskPushNotificationConfigsResponse,
   TaskPushNotificationConfig,
   TaskPushNotificationConfigRef,
-} from '../protocol/requests.js';
-import type { Scope } from '../store/scope.js';
-import type { TaskStore } from '../store/task-store.js';
+} from '../../protocol/requests.js';
+import type { Scope } from '../../store/scope.js';
+import type { TaskStore } from '../../store/task-store.js';
+import { DEFAULT_MAX_PUSH_CONFIGS_PER_TASK, putWithinCap } from './push-config-cap.js';
+import { configPage } from './push-config-paging.js';
 
 /** Refuses push operations when the card does not declare the capability. */
 export function assertPushSupported(card: AgentCard): void {
@@ -46,17 +49,21 @@ async function assertTaskVisible(store: TaskStore, scope: Scope, taskId: string)
   if (!rec || rec.kind !== 'task') throw new TaskNotFoundError();
 }
 
-/** CreateTaskPushNotificationConfig: creating again with the same id replaces the config. */
+/**
+ * CreateTaskPushNotificationConfig: creating again with the same id replaces the config. A task holds at most
+ * `maxPerTask` configs; one more is refused with `PushConfigLimitError` (-32602 / 400).
+ */
 export async function createPushConfig(
   store: TaskStore,
   scope: Scope,
   params: TaskPushNotificationConfig,
+  maxPerTask: number = DEFAULT_MAX_PUSH_CONFIGS_PER_TASK,
 ): Promise<TaskPushNotificationConfig> {
   const taskId = params.taskId;
   if (!taskId) throw new InvalidParamsError('Invalid parameters: taskId is required');
   await assertTaskVisible(store, scope, taskId);
   const config = preparePushConfig(params, taskId);
-  await store.putPushConfig(scope, taskId, config);
+  await putWithinCap(store, scope, taskId, config, maxPerTask);
   return config;
 }
 
@@ -72,14 +79,18 @@ export async function getPushConfig(
   return config;
 }
 
-/** ListTaskPushNotificationConfigs: every config of the task, one page. */
+/**
+ * ListTaskPushNotificationConfigs: the task's configs in creation order, a page at a time (`pageSize`, 0 or
+ * unset for the server's default; `nextPageToken` is `""` on the last page).
+ */
 export async function listPushConfigs(
   store: TaskStore,
   scope: Scope,
   params: ListTaskPushNotificationConfigsRequest,
 ): Promise<ListTaskPushNotificationConfigsResponse> {
   await assertTaskVisible(store, scope, params.taskId);
-  return { configs: await store.listPushConfigs(scope, params.taskId), nextPageToken: '' };
+  const all = await store.listPushConfigs(scope, params.taskId);
+  return configPage(all, params.taskId, params.pageSize, params.pageToken);
 }
 
 /** DeleteTaskPushNotificationConfig: idempotent (A2A §3.1.10). */
