@@ -1,6 +1,10 @@
 /**
  * The default RequestHandler: the eleven operations over a TaskStore, with admission (dedup + lifecycle guard)
  * in front of the runner. Transport-agnostic; bindings in `http/` call it.
+ *
+ * Every turn runs under a lease (ADR 0037): granted with the write that admits it, so a send pays no extra store
+ * round trip. A request that touches a task whose lease lapsed (a keyed replay, GetTask, a subscription) recovers
+ * it at once instead of answering with the lost worker's last snapshot.
  */
 import { isoAt } from '../protocol/iso-time.js';
 import { readKey, IDEMPOTENCY_EXTENSION_URI, IDEMPOTENCY_METADATA_KEY } from '../idempotency/index.js';
@@ -33,12 +37,16 @@ import { isTerminalState } from '../protocol/task-state.js';
 import type { StoredTask } from '../store/records.js';
 import { admitSend, scopeOf, type Admission, type AdmissionConfig } from './admission/admission.js';
 import type { CallContext } from './call-context.js';
+import { errorFields, logSafely, noteTaskId } from './observability/error-log.js';
+import type { ServerLogger } from './observability/logger.js';
 import { ADMISSION_COUNTER } from './observability/metrics.js';
 import { buildAgentCard, requiredExtensions } from './card.js';
 import { resolveServerOptions, type A2AServerOptions, type ResolvedServerOptions } from './options.js';
-import * as push from './push-config-ops.js';
+import * as push from './push/push-config-ops.js';
 import type { RequestHandler } from './request-handler.js';
+import { TaskRecovery } from './recovery/task-recovery.js';
 import { Runner } from './runner/runner.js';
+import { defaultWorkerName, TurnLeases } from './runner/turn-lease.js';
 import { shapeTask } from './task-events.js';
 import { followTask, waitFor } from './task-follow.js';
 
@@ -47,6 +55,10 @@ export class A2ARequestHandler implements RequestHandler {
   readonly options: ResolvedServerOptions;
   readonly agentCard: AgentCard;
   readonly runner: Runner;
+  /** Takes over tasks whose worker was lost (ADR 0037); `createA2AServer` also runs it on a schedule. */
+  readonly recovery: TaskRecovery;
+  /** The leases this server's turns run under; `leases.workerName` names this server instance in them. */
+  readonly leases: TurnLeases;
   readonly #admission: AdmissionConfig;
   readonly #required: string[];
 
@@ -55,16 +67,35 @@ export class A2ARequestHandler implements RequestHandler {
     const o = this.options;
     this.agentCard = buildAgentCard(o.card, o.store.supportsIdempotency, o.keyTtlMs);
     this.#required = requiredExtensions(this.agentCard);
-    this.runner = new Runner(o.store, o.agent, o.logger, o.clock);
+    this.runner = new Runner(o.store, o.agent, o.logger, o.clock, undefined, {
+      leaseMs: o.leaseMs,
+      maxStepResultBytes: o.maxStepResultBytes,
+    });
+    const leases = (this.leases = new TurnLeases(defaultWorkerName(), o.leaseMs));
+    this.recovery = new TaskRecovery({
+      store: o.store,
+      runner: this.runner,
+      clock: o.clock,
+      logger: o.logger,
+      leases,
+      resumable: o.agent.resumable === true,
+      ...(o.recovery === false ? {} : { maxResumes: o.recovery.maxResumes, batchSize: o.recovery.batchSize }),
+    });
     this.#admission = {
+      lease: (fence) => leases.grant(fence),
       store: o.store,
       clock: o.clock,
       keyTtlMs: o.keyTtlMs,
-      maxKeysPerTenant: o.maxKeysPerTenant,
+      maxKeysPerScope: o.maxKeysPerScope,
       expiredKeys: o.expiredKeys,
       metrics: o.metrics,
       logger: o.logger,
     };
+  }
+
+  /** Where unexpected errors are logged (the bindings log the ones they answer with). */
+  get logger(): ServerLogger {
+    return this.options.logger;
   }
 
   /** Checks `required: true` extensions (A2A §3.3.4) and activates what the client asked for and we declare. */
@@ -93,7 +124,11 @@ export class A2ARequestHandler implements RequestHandler {
       pushConfig = push.preparePushConfig(inline, '');
     }
     const admission = await admitSend(this.#admission, params, ctx, pushConfig);
-    if (admission.kind === 'replay') return admission;
+    if (admission.kind === 'replay') {
+      // A retry of a task whose worker was lost must not wait on (or stream) a task nobody runs.
+      if (!this.recovery.lapsed(admission.record)) return admission;
+      return { ...admission, record: await this.recovery.touched(admission.scope, admission.record) };
+    }
     try {
       this.runner.start({
         scope: admission.scope,
@@ -108,7 +143,9 @@ export class A2ARequestHandler implements RequestHandler {
       // "Claim placement"). Awaited: an answer that raced the release would let the retry replay a task that
       // is about to be deleted.
       if (admission.kind === 'created') await this.#release(admission);
-      throw err instanceof A2AError ? err : new InternalError({ cause: err });
+      // The binding logs the answer; only here is the task known (ADR 0029).
+      const answer = err instanceof A2AError ? err : new InternalError({ cause: err });
+      throw noteTaskId(answer, admission.record.task.id);
     }
     // Admitted, so a key present is a valid one (a malformed key was refused): no second readKey needed.
     if (typeof params.message.metadata?.[IDEMPOTENCY_METADATA_KEY] === 'string')
@@ -127,9 +164,9 @@ export class A2ARequestHandler implements RequestHandler {
         this.options.metrics.add(ADMISSION_COUNTER, 1, { tenant: a.scope.tenant, outcome: 'released' });
       }
     } catch (err) {
-      this.options.logger.error('could not release a claim', {
+      logSafely(this.options.logger, 'error', 'could not release a claim', {
         taskId: a.record.task.id,
-        error: String(err),
+        ...errorFields(err, readKey(a.message).key),
       });
     }
   }
@@ -142,8 +179,16 @@ export class A2ARequestHandler implements RequestHandler {
     // report so a quick agent's answer is not a bare SUBMITTED snapshot and a direct reply stays a message.
     const record =
       params.configuration?.returnImmediately === true
-        ? await waitFor(o.store, a.scope, a.record, o.returnImmediatelyGraceMs, ctx.signal, 'first-event')
-        : await waitFor(o.store, a.scope, a.record, o.blockingTimeoutMs, ctx.signal);
+        ? await waitFor(
+            o.store,
+            a.scope,
+            a.record,
+            o.returnImmediatelyGraceMs,
+            ctx.signal,
+            'first-event',
+            o.logger,
+          )
+        : await waitFor(o.store, a.scope, a.record, o.blockingTimeoutMs, ctx.signal, 'settled', o.logger);
     return this.#respond(record, params.configuration?.historyLength);
   }
 
@@ -158,7 +203,8 @@ export class A2ARequestHandler implements RequestHandler {
   ): Promise<AsyncIterable<StreamResponse>> {
     this.#assertStreaming();
     const a = await this.#admit(params, ctx);
-    return followTask(this.options.store, a.scope, a.record, a.kind === 'replay', ctx.signal);
+    const o = this.options;
+    return followTask(o.store, a.scope, a.record, a.kind === 'replay', ctx.signal, o.logger);
   }
 
   #assertStreaming(): void {
@@ -176,7 +222,9 @@ export class A2ARequestHandler implements RequestHandler {
 
   async getTask(params: GetTaskRequest, ctx: CallContext): Promise<Task> {
     this.#negotiate(ctx);
-    return shapeTask((await this.#visibleTask(ctx, params.id)).task, params.historyLength);
+    let record = await this.#visibleTask(ctx, params.id);
+    if (this.recovery.lapsed(record)) record = await this.recovery.touched(scopeOf(ctx), record);
+    return shapeTask(record.task, params.historyLength);
   }
 
   async listTasks(params: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse> {
@@ -219,13 +267,15 @@ export class A2ARequestHandler implements RequestHandler {
         timestamp: isoAt(this.options.clock.now()),
       };
       const task: Task = { ...cur.task, status };
-      // Raising the fence stops the worker wherever it runs: its next write is refused (SEMANTICS §4).
+      // Raising the fence stops the worker wherever it runs: its next write is refused (SEMANTICS §4). The
+      // turn is over, so its lease goes with it.
       const res = await store.commit(scope, params.id, {
         expectFence: cur.fence,
         expectSeq: cur.seq,
         nextFence: cur.fence + 1,
         task,
         events: [{ statusUpdate: { taskId: params.id, contextId: cur.task.contextId ?? '', status } }],
+        lease: null,
       });
       if (res.ok) {
         this.runner.stop(scope, params.id);
@@ -241,14 +291,15 @@ export class A2ARequestHandler implements RequestHandler {
   ): Promise<AsyncIterable<StreamResponse>> {
     this.#assertStreaming();
     this.#negotiate(ctx);
-    const record = await this.#visibleTask(ctx, params.id);
+    let record = await this.#visibleTask(ctx, params.id);
+    if (this.recovery.lapsed(record)) record = await this.recovery.touched(scopeOf(ctx), record);
     if (isTerminalState(record.task.status.state)) {
       throw new UnsupportedOperationError({
         message: `Task is in terminal state ${record.task.status.state}; nothing more will happen`,
         metadata: { taskId: params.id, state: record.task.status.state },
       });
     }
-    return followTask(this.options.store, scopeOf(ctx), record, false, ctx.signal);
+    return followTask(this.options.store, scopeOf(ctx), record, false, ctx.signal, this.options.logger);
   }
 
   createTaskPushNotificationConfig(
@@ -257,7 +308,12 @@ export class A2ARequestHandler implements RequestHandler {
   ): Promise<TaskPushNotificationConfig> {
     this.#negotiate(ctx);
     push.assertPushSupported(this.agentCard);
-    return push.createPushConfig(this.options.store, scopeOf(ctx), params);
+    return push.createPushConfig(
+      this.options.store,
+      scopeOf(ctx),
+      params,
+      this.options.maxPushConfigsPerTask,
+    );
   }
 
   getTaskPushNotificationConfig(
@@ -294,9 +350,10 @@ export class A2ARequestHandler implements RequestHandler {
     return typeof ext === 'function' ? ext(ctx) : ext;
   }
 
-  /** Waits for running turns to finish, then closes the store. */
+  /** Waits for running turns to finish (renewing their leases meanwhile), then closes the store. */
   async close(): Promise<void> {
     await this.runner.drain();
+    this.runner.close();
     await this.options.store.close();
   }
 }

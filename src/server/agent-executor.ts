@@ -3,9 +3,17 @@
  * continuation after INPUT_REQUIRED / AUTH_REQUIRED) and reports progress through its context: status updates,
  * artifacts (whole or in chunks), or a single direct reply. Every report is a fenced write to the store, so a
  * worker that was cancelled or overtaken cannot change the task (its writes throw and its signal aborts).
+ *
+ * A turn whose worker was lost (its process died) is recovered: run again under a new fencing token when the
+ * agent declares itself `resumable`, ended FAILED otherwise (ADR 0037). Work a resumed turn must not redo goes
+ * through `ctx.step`, which records its result once per task and hands a deterministic key to pass downstream
+ * (ADR 0038).
  */
 import type { Artifact, JsonObject, Message, Part, Task } from '../protocol/model.js';
 import type { TaskState } from '../protocol/task-state.js';
+import type { DelegateOptions } from './delegation/delegate.js';
+import type { DelegationHandle } from './delegation/delegation-handle.js';
+import type { DelegationPeer } from './delegation/delegation-peer.js';
 
 /** An artifact to emit; `artifactId` is generated when absent. */
 export interface ArtifactInit {
@@ -28,23 +36,37 @@ export interface ArtifactChunkOptions {
 /** A status message: plain text, parts, or a full message (role, ids and messageId are filled in). */
 export type StatusMessageInit = string | Part[] | Partial<Message>;
 
-/** Everything an agent can see and do during one turn. */
+/**
+ * Everything an agent can see and do during one turn. What it reports (messages, parts, artifacts) belongs to
+ * the task from then on: do not edit those objects afterwards. A report the store cannot take even after
+ * retries rejects with `StoreWriteError` and aborts `signal`; the task then ends FAILED (ADR 0029).
+ */
 export interface AgentContext {
   readonly taskId: string;
   readonly contextId: string;
-  /** The user message of this turn. */
+  /** The user message of this turn, as stored in the task's history. Frozen: copy it to edit it (ADR 0030). */
   readonly message: Message;
   /** The text parts of `message`, joined with newlines. */
   readonly userText: string;
-  /** The task as it was when this turn started (history includes `message`). */
+  /** The task as it was when this turn started (history includes `message`). Frozen, like `message`. */
   readonly task: Task;
   /** True when this turn continues a task that was waiting for input. */
   readonly isContinuation: boolean;
+  /**
+   * True when this turn was started before, by a worker that was lost (its process died, or it lost the task
+   * store for longer than its lease), and is now run again under a new fencing token (ADR 0037). `message` and
+   * `task` are the same task and message; `task` holds whatever the lost worker stored. Steps it recorded are
+   * not run again (`step`).
+   */
+  readonly isResumed: boolean;
   readonly tenant: string;
   readonly principal: string | undefined;
   /** Extensions the client requested for the call that started this turn. */
   readonly requestedExtensions: readonly string[];
-  /** Aborts when the task is cancelled or another worker took it over; stop work and return. */
+  /**
+   * Aborts when the task is cancelled or another worker took it over (reason `StaleWriterError`), or when a
+   * report could not be stored (reason `StoreWriteError`); stop work and return.
+   */
   readonly signal: AbortSignal;
 
   /** Sets the task's status, with an optional agent message (kept in history). */
@@ -63,6 +85,34 @@ export interface AgentContext {
    * only output of a first turn; the task record then exists only so a keyed retry replays the same reply.
    */
   reply(message: StatusMessageInit): Promise<void>;
+
+  /**
+   * A durable step (ADR 0038): runs `fn` at most once to completion per task and records its result (JSON) in
+   * the store under this turn's fencing token; a later call with the same `name` in this task (a resumed turn,
+   * a later turn, or this one) gets the recorded result without running `fn`. `fn` receives the step's
+   * side-effect key (`sideEffectKey(name)`): pass it downstream as the idempotency key of the call the step
+   * makes, because `fn` can run twice if a worker dies after `fn` did its work and before the result was
+   * recorded. A result that returns nothing is recorded as `null`.
+   * @throws StepError for a bad name (before `fn` runs), or a result that is not JSON or too large (nothing is
+   *   recorded); StaleWriterError when the worker lost the task (checked before `fn` runs, and when recording)
+   */
+  step<T>(name: string, fn: (sideEffectKey: string) => T | Promise<T>): Promise<T>;
+  /**
+   * The side-effect key of step `name`: `<taskId>:<name>`, the same on every replica and every resume, and a
+   * valid idempotency key (docs/semantics.md §1). @throws StepError for a bad name
+   */
+  sideEffectKey(name: string): string;
+
+  /**
+   * Delegates to another agent through `client` (an `A2AClient`, or anything with the same calls): the child's
+   * key is minted once and recorded as a durable step, so a retry or a resumed turn reaches the same child
+   * (docs/semantics.md §4 "Delegation", ADR 0040). Same as `delegate(ctx, client, message, options)`.
+   */
+  delegate(
+    client: DelegationPeer,
+    message: string | Message,
+    options?: DelegateOptions,
+  ): Promise<DelegationHandle>;
 }
 
 /** An agent. */
@@ -72,6 +122,12 @@ export interface AgentExecutor {
    * the error's message as the status message.
    */
   execute(ctx: AgentContext): Promise<void>;
+  /**
+   * Whether a turn whose worker was lost may be run again (`ctx.isResumed`), ADR 0037. Declare it only when a
+   * second run of a turn is safe: every effect outside the task store goes through `ctx.step` or is harmless to
+   * repeat. Left out or false, such a task ends FAILED with a status message saying the worker was lost.
+   */
+  readonly resumable?: boolean;
 }
 
 /** Thrown into an agent that writes after it lost the task (cancelled, or fenced out by another worker). */
@@ -79,5 +135,19 @@ export class StaleWriterError extends Error {
   override name = 'StaleWriterError';
   constructor(readonly taskId: string) {
     super(`task ${taskId} moved on without this worker (cancelled or taken over); the write was refused`);
+  }
+}
+
+/** Why a step was refused. */
+export type StepErrorCode = 'STEP_NAME_INVALID' | 'STEP_RESULT_NOT_JSON' | 'STEP_RESULT_TOO_LARGE';
+
+/** Thrown into an agent for a step the server cannot record (ADR 0038); nothing was recorded. */
+export class StepError extends Error {
+  override name = 'StepError';
+  constructor(
+    readonly code: StepErrorCode,
+    message: string,
+  ) {
+    super(message);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The transport-agnostic server surface: the eleven A2A v1.0 operations (digest §1.1). Bindings (JSON-RPC, REST)
+ * The transport-agnostic server surface: the eleven A2A v1.0 operations (A2A v1.0). Bindings (JSON-RPC, REST)
  * parse and validate params, call these, and render results or `A2AError`s. Every method throws only A2AError.
  */
 import type { AgentCard } from '../protocol/agent-card.js';
@@ -18,16 +18,19 @@ import type {
   TaskPushNotificationConfigRef,
 } from '../protocol/requests.js';
 import type { CallContext } from './call-context.js';
+import type { ServerLogger } from './observability/logger.js';
 
 /** The eleven operations. */
 export interface RequestHandler {
   /** The public agent card (what `/.well-known/agent-card.json` serves). */
   readonly agentCard: AgentCard;
+  /** Where the bindings log unexpected errors they answer (ADR 0029); stderr JSON lines when absent. */
+  readonly logger?: ServerLogger;
 
   sendMessage(params: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse>;
   /**
    * Resolves once the stream is admitted (so refusals reject the promise and bindings can answer with a plain
-   * error instead of SSE); the iterable then yields the stream's events and ends where the digest §1.5 says.
+   * error instead of SSE); the iterable then yields the stream's events and ends where the A2A v1.0 says.
    */
   sendStreamingMessage(params: SendMessageRequest, ctx: CallContext): Promise<AsyncIterable<StreamResponse>>;
   getTask(params: GetTaskRequest, ctx: CallContext): Promise<Task>;

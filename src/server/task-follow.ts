@@ -4,12 +4,15 @@
  * events in the same order (A2A §3.5.2), and a retry follows the first attempt's task exactly as the first
  * caller would (SEMANTICS §2 "replay").
  */
-import type { StreamResponse } from '../protocol/model.js';
+import type { Message, StreamResponse } from '../protocol/model.js';
 import { isTerminalState, type TaskState } from '../protocol/task-state.js';
-import type { StoredTask } from '../store/records.js';
+import type { StoredEvent, StoredTask } from '../store/records.js';
 import type { Scope } from '../store/scope.js';
 import type { TaskStore } from '../store/task-store.js';
 import { deadlineSignal } from './deadline-signal.js';
+import { errorFields, logSafely } from './observability/error-log.js';
+import { silentLogger, type ServerLogger } from './observability/logger.js';
+import { applyArtifactUpdate, applyStatusUpdate } from './task-events.js';
 
 const STREAM_ENDED = 'stream ended';
 
@@ -48,7 +51,9 @@ export type WaitGoal = 'settled' | 'first-event';
 /**
  * Waits from `record` (seq included) until the goal is reached (settled: terminal, interrupted, or a direct
  * reply; first-event: anything reported), the timeout passes or `signal` aborts, and returns the latest record.
- * Never throws for a timeout: the caller answers with the snapshot it has.
+ * Never throws: a timeout answers with the snapshot it has, and so does a store error (a dropped connection, a
+ * busy database), because the send was admitted and its work may be running: a definite failure would be a lie
+ * the caller acts on (ADR 0029). The error is logged as a warning with the task id.
  */
 export async function waitFor(
   store: TaskStore,
@@ -57,33 +62,67 @@ export async function waitFor(
   timeoutMs: number,
   signal: AbortSignal | undefined,
   goal: WaitGoal = 'settled',
+  logger: ServerLogger = silentLogger,
 ): Promise<StoredTask> {
   if (goal === 'settled' ? isSettled(record) : record.seq > 0 || isSettled(record)) return record;
   // A shared deadline signal: no per-request AbortController on the hot path (see deadline-signal.ts). Leaving
   // the loop after an event needs no abort: the watch is then suspended at its yield and `return()` ends it.
   const deadline = deadlineSignal(timeoutMs);
   const stop = signal ? AbortSignal.any([deadline, signal]) : deadline;
-  if (store.nextRecord) {
-    // In-process fast path: one wake-up for the whole wait, with the record itself rather than events.
-    const latest = await store.nextRecord(
-      scope,
-      record.task.id,
-      record.seq,
-      stop,
-      goal === 'settled' ? isSettled : undefined,
-    );
-    if (latest) return latest;
-  } else {
-    for await (const { event } of store.watch(scope, record.task.id, record.seq, stop)) {
-      if (goal === 'first-event' || settles(event)) break;
+  // Events seen on the polling path, folded into the answer only if the store fails (see `latestSeen`).
+  let seen: StoredEvent[] | undefined;
+  try {
+    if (store.nextRecord) {
+      // In-process fast path: one wake-up for the whole wait, with the record itself rather than events.
+      const latest = await store.nextRecord(
+        scope,
+        record.task.id,
+        record.seq,
+        stop,
+        goal === 'settled' ? isSettled : undefined,
+      );
+      if (latest) return latest;
+    } else {
+      for await (const stored of store.watch(scope, record.task.id, record.seq, stop)) {
+        (seen ??= []).push(stored);
+        if (goal === 'first-event' || settles(stored.event)) break;
+      }
     }
+    return (await store.getTask(scope, record.task.id)) ?? record;
+  } catch (err) {
+    const latest = latestSeen(record, seen);
+    logSafely(logger, 'warn', 'store failed while a send waited; answering with the latest known state', {
+      taskId: record.task.id,
+      seq: latest.seq,
+      ...errorFields(err),
+    });
+    return latest;
   }
-  return (await store.getTask(scope, record.task.id)) ?? record;
+}
+
+/**
+ * The record as of the last event a wait saw: the snapshot at seq s is the fold of events 1..s over the created
+ * task (ADR 0006), so folding what the wait read after `record` gives what a read at that seq would have.
+ */
+function latestSeen(record: StoredTask, seen: readonly StoredEvent[] | undefined): StoredTask {
+  if (!seen || seen.length === 0) return record;
+  let task = record.task;
+  let reply: Message | undefined;
+  for (const { event } of seen) {
+    if ('statusUpdate' in event) task = applyStatusUpdate(task, event.statusUpdate);
+    else if ('artifactUpdate' in event) task = applyArtifactUpdate(task, event.artifactUpdate);
+    else if ('message' in event) reply = event.message;
+  }
+  const seq = seen[seen.length - 1]!.seq;
+  return reply ? { ...record, task, kind: 'message', reply, seq } : { ...record, task, seq };
 }
 
 /**
  * A stream over a task from a snapshot: the snapshot (or, for a direct-reply outcome, the single message),
  * then every event after `record.seq`, until an event that ends the stream or `signal` aborts.
+ * A store read that fails mid-way ends the stream, logged as a warning with the task id, and no error event: an
+ * error frame would tell the caller the work failed, while a cut stream is ambiguous, which is the truth; the
+ * client re-attaches and the event log gives it what it missed (ADR 0029).
  * @param endAtSettledSnapshot end right after the snapshot when it is already terminal or INPUT_REQUIRED (a
  *   replayed stream ends like the original did); subscriptions keep waiting instead.
  */
@@ -93,23 +132,43 @@ export async function* followTask(
   record: StoredTask,
   endAtSettledSnapshot: boolean,
   signal: AbortSignal | undefined,
+  logger: ServerLogger = silentLogger,
 ): AsyncGenerator<StreamResponse> {
   const ctl = new AbortController();
   const onAbort = () => ctl.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
+  let events: AsyncIterator<StoredEvent> | undefined;
+  let lastSeq = record.seq;
+  // The next stored event, or undefined when the watch ended, the signal aborted or the store failed.
+  const next = async (): Promise<StoredEvent | undefined> => {
+    try {
+      events ??= store.watch(scope, record.task.id, record.seq, ctl.signal)[Symbol.asyncIterator]();
+      const r = await events.next();
+      if (r.done) return undefined;
+      lastSeq = r.value.seq;
+      return r.value;
+    } catch (err) {
+      if (ctl.signal.aborted) return undefined;
+      logSafely(logger, 'warn', 'store failed while following a task; ending the stream', {
+        taskId: record.task.id,
+        seq: lastSeq,
+        ...errorFields(err),
+      });
+      return undefined;
+    }
+  };
   try {
-    const events = store.watch(scope, record.task.id, record.seq, ctl.signal)[Symbol.asyncIterator]();
     if (record.seq === 0 && record.kind === 'task') {
       // Nothing emitted yet: the agent's first output decides between a task stream and a single message.
-      const first = await events.next();
-      if (first.done) return;
-      if ('message' in first.value.event) {
-        yield first.value.event;
+      const first = await next();
+      if (!first) return;
+      if ('message' in first.event) {
+        yield first.event;
         return;
       }
       yield { task: record.task };
-      yield first.value.event;
-      if (isStreamEnd(first.value.event)) return;
+      yield first.event;
+      if (isStreamEnd(first.event)) return;
     } else if (record.kind === 'message') {
       if (record.reply) yield { message: record.reply };
       return;
@@ -118,10 +177,10 @@ export async function* followTask(
       if (endAtSettledSnapshot && endsStream(record.task.status.state)) return;
     }
     for (;;) {
-      const next = await events.next();
-      if (next.done) return;
-      yield next.value.event;
-      if (isStreamEnd(next.value.event)) return;
+      const stored = await next();
+      if (!stored) return;
+      yield stored.event;
+      if (isStreamEnd(stored.event)) return;
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);

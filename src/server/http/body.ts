@@ -1,9 +1,11 @@
 /**
  * Reading a request body as JSON under a size limit. A declared Content-Length over the limit is refused
  * before reading; a chunked body is read incrementally and refused as soon as it passes the limit, so an
- * oversized upload never sits in memory whole.
+ * oversized upload never sits in memory whole. Nesting past the wire limit is refused as malformed JSON before
+ * it is parsed (docs/semantics.md §2 "Input refused at the door", ADR 0031).
  */
 import { JSONParseError, PayloadTooLargeError } from '../../protocol/errors.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
 
 function tooLarge(max: number): PayloadTooLargeError {
   return new PayloadTooLargeError({
@@ -46,8 +48,17 @@ async function readChunked(req: Request, maxBytes: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Parses JSON text; malformed JSON is -32700, never a crash. */
+/**
+ * Parses JSON text; malformed JSON is -32700, never a crash. JSON nested deeper than `MAX_JSON_DEPTH` is
+ * malformed here: it is refused before the parse, so no schema, digest or store ever holds such a value.
+ */
 export function parseJsonText(text: string): unknown {
+  if (exceedsJsonDepth(text, MAX_JSON_DEPTH)) {
+    throw new JSONParseError({
+      message: `Invalid JSON payload: nested deeper than ${MAX_JSON_DEPTH} levels`,
+      metadata: { maxDepth: String(MAX_JSON_DEPTH) },
+    });
+  }
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {

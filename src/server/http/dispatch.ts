@@ -2,6 +2,7 @@
  * One table from A2A method to handler call, shared by both bindings so they cannot drift apart (A2A §5.1:
  * every binding MUST provide the same operations with the same behaviour).
  */
+import { IDEMPOTENCY_METADATA_KEY } from '../../idempotency/index.js';
 import type { AgentCard } from '../../protocol/agent-card.js';
 import type { A2AMethod } from '../../protocol/constants.js';
 import type { StreamResponse } from '../../protocol/model.js';
@@ -9,6 +10,7 @@ import type { ParamsOf } from '../../protocol/parse.js';
 import type { CallContext } from '../call-context.js';
 import { withInterfaces } from '../card.js';
 import type { RequestHandler } from '../request-handler.js';
+import { CRASH_ARMED, reachCrashPoint } from '../testing/crash-points.js';
 
 /** A unary result or a stream. */
 export type DispatchResult =
@@ -59,11 +61,46 @@ export function dispatch<M extends A2AMethod>(
   baseUrl: () => string,
 ): Promise<DispatchResult> {
   const result = (OPERATIONS[method] as Op<M>)(handler, params, ctx);
+  if (CRASH_ARMED && method === 'SendMessage') return result.then(crashBeforeAnswer); // test-only (ADR 0041)
   // Not `async`: every operation but one passes its promise straight through (one promise less per call).
   if (method !== 'GetExtendedAgentCard') return result;
   return result.then((r) =>
     r.stream ? r : { stream: false, value: withInterfaces(r.value as AgentCard, baseUrl()) },
   );
+}
+
+/** Passes a SendMessage answer through the test-only `before-answer` crash point (ADR 0041). */
+function crashBeforeAnswer(r: DispatchResult): DispatchResult {
+  reachCrashPoint('before-answer');
+  return r;
+}
+
+/**
+ * What an error log line may say about a call: the task it names (GetTask's `id`, a push config's `taskId`, a
+ * continuation's `message.taskId`) and the idempotency key it carries, which the line must not show in clear.
+ * Only read when an error is answered, never on the way in.
+ */
+export function callLogContext(
+  method: A2AMethod,
+  params: unknown,
+): { method: A2AMethod; taskId: string | undefined; key: string | undefined } {
+  const p = (typeof params === 'object' && params !== null ? params : {}) as Record<string, unknown>;
+  const message = (typeof p.message === 'object' && p.message !== null ? p.message : {}) as Record<
+    string,
+    unknown
+  >;
+  const byId = method === 'GetTask' || method === 'CancelTask' || method === 'SubscribeToTask';
+  const taskId = str(p.taskId) ?? str(message.taskId) ?? (byId ? str(p.id) : undefined);
+  const metadata = message.metadata;
+  const key =
+    typeof metadata === 'object' && metadata !== null
+      ? str((metadata as Record<string, unknown>)[IDEMPOTENCY_METADATA_KEY])
+      : undefined;
+  return { method, taskId, key };
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
 }
 
 /** Whether a string names an A2A method. */

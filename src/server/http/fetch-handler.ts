@@ -10,27 +10,35 @@ import { resolveHttpOptions, type HttpOptions } from './http-options.js';
 import { handleJsonRpc } from './jsonrpc-binding.js';
 import { handleRest, restErrorResponse } from './rest-binding.js';
 import { matchRestRoute } from './rest-routes.js';
+import { logInternalAnswer } from '../observability/error-log.js';
+import { jsonLineLogger } from '../observability/logger.js';
 
 /** A fetch-style request handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-/** Builds the HTTP surface of a RequestHandler. */
+/**
+ * Builds the HTTP surface of a RequestHandler. Unexpected errors it answers go to the handler's logger, or to
+ * stderr as JSON lines when the handler has none (ADR 0029).
+ */
 export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOptions = {}): FetchHandler {
   const options = resolveHttpOptions(httpOptions);
   const card = new CardRoute(handler.agentCard, options);
+  const logger = handler.logger ?? jsonLineLogger();
   return async (req) => {
     let url: URL;
     try {
       url = new URL(req.url);
-    } catch {
-      return restErrorResponse(new InternalError('Malformed request URL'));
+    } catch (err) {
+      const answer = new InternalError({ message: 'Malformed request URL', cause: err });
+      logInternalAnswer(logger, answer, { as: 'answer' });
+      return restErrorResponse(answer);
     }
     try {
       const path = url.pathname;
       if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD'))
         return card.handle(req, url);
       if (path === options.jsonRpcPath && req.method === 'POST')
-        return await handleJsonRpc(req, url, handler, options);
+        return await handleJsonRpc(req, url, handler, options, logger);
       const route = matchRestRoute(req.method, path);
       if ('miss' in route) {
         const err = new MethodNotFoundError({
@@ -48,9 +56,12 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
           { Allow: route.allow },
         );
       }
-      return await handleRest(req, url, route, handler, options);
+      return await handleRest(req, url, route, handler, options, logger);
     } catch (err) {
-      return restErrorResponse(toA2AError(err));
+      // The bindings never throw; the card route and the route table could, through a bug.
+      const answer = toA2AError(err);
+      logInternalAnswer(logger, answer, { as: 'answer' });
+      return restErrorResponse(answer);
     }
   };
 }

@@ -4,7 +4,7 @@
  * 200, as `@a2a-js/sdk` does, except a refusal that means "retry later" (503 + Retry-After) and an oversized body
  * (413), whose HTTP status says so to proxies and retrying clients.
  */
-import { MEDIA_JSON, STREAMING_METHODS } from '../../protocol/constants.js';
+import { MEDIA_JSON, STREAMING_METHODS, type A2AMethod } from '../../protocol/constants.js';
 import type { A2AError } from '../../protocol/errors.js';
 import {
   ContentTypeNotSupportedError,
@@ -18,7 +18,9 @@ import { respond } from './light-response.js';
 import type { RequestHandler } from '../request-handler.js';
 import { parseJsonText, readBodyText } from './body.js';
 import { setupCall } from './call-setup.js';
-import { dispatch, isA2AMethod } from './dispatch.js';
+import { isInternal, logInternalAnswer } from '../observability/error-log.js';
+import type { ServerLogger } from '../observability/logger.js';
+import { callLogContext, dispatch, isA2AMethod } from './dispatch.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { echoExtensions } from './service-params.js';
 import { sseBody, sseHeaders } from './sse.js';
@@ -41,14 +43,21 @@ function isJsonContentType(ct: string | null): boolean {
   return base === 'application/json' || base === 'application/a2a+json';
 }
 
-/** Handles one JSON-RPC request. Never throws: every failure is a JSON-RPC error response. */
+/**
+ * Handles one JSON-RPC request. Never throws: every failure is a JSON-RPC error response, and an unexpected one
+ * (-32603) is logged first, with its stack and the task the call named (ADR 0029).
+ */
 export async function handleJsonRpc(
   req: Request,
   url: URL,
   handler: RequestHandler,
   options: ResolvedHttpOptions,
+  logger: ServerLogger,
 ): Promise<Response> {
   let id: JsonRpcId = null;
+  // Known once parsed: what the error line of this call may say (read only when an error is answered).
+  let method: A2AMethod | undefined;
+  let params: unknown;
   // Only streams get an AbortController (tied to the client going away): a unary call's wait is bounded by
   // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
   let ctl: AbortController | undefined;
@@ -66,15 +75,17 @@ export async function handleJsonRpc(
     if (env.id !== undefined && env.id !== null && typeof env.id !== 'string' && typeof env.id !== 'number') {
       throw new InvalidRequestError('id must be a string, a number or null');
     }
-    const method = env.method;
-    if (typeof method !== 'string') throw new InvalidRequestError('method must be a string');
-    if (!isA2AMethod(method))
-      throw new MethodNotFoundError({ message: `Method not found: ${method}`, metadata: { method } });
-    const params = parseParams(method, env.params ?? {});
-    const streaming = STREAMING_METHODS.has(method);
+    const name = env.method;
+    if (typeof name !== 'string') throw new InvalidRequestError('method must be a string');
+    if (!isA2AMethod(name))
+      throw new MethodNotFoundError({ message: `Method not found: ${name}`, metadata: { method: name } });
+    method = name;
+    const parsed = parseParams(name, env.params ?? {});
+    params = parsed;
+    const streaming = STREAMING_METHODS.has(name);
     if (streaming) ctl = new AbortController();
-    const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl?.signal);
-    const result = await dispatch(handler, method, params, ctx, () => options.publicBaseUrl ?? url.origin);
+    const ctx = await setupCall(req, url, parsed.tenant ?? '', options, ctl?.signal);
+    const result = await dispatch(handler, name, parsed, ctx, () => options.publicBaseUrl ?? url.origin);
     const headers = echoExtensions({}, ctx.activatedExtensions);
     if (!result.stream) {
       headers['Content-Type'] = MEDIA_JSON;
@@ -83,16 +94,24 @@ export async function handleJsonRpc(
     const rid = id;
     const abort = () => ctl?.abort();
     req.signal?.addEventListener('abort', abort, { once: true });
+    const call = callLogContext(name, parsed);
     const stream = sseBody(
       result.events,
       (event) => JSON.stringify({ jsonrpc: '2.0', id: rid, result: event }),
       (err) => JSON.stringify({ jsonrpc: '2.0', id: rid, error: toJsonRpcError(toA2AError(err)) }),
       options.sseKeepAliveMs,
       abort,
+      (err, taskId) =>
+        logInternalAnswer(logger, err, { ...call, taskId: taskId ?? call.taskId, as: 'stream' }),
     );
     return respond(200, stream, sseHeaders(headers));
   } catch (err) {
     ctl?.abort();
-    return errorResponse(id, toA2AError(err));
+    const answer = toA2AError(err);
+    if (isInternal(answer)) {
+      const call = method === undefined ? {} : callLogContext(method, params);
+      logInternalAnswer(logger, answer, { ...call, as: 'answer' });
+    }
+    return errorResponse(id, answer);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The HTTP+JSON (REST) binding (A2A §11): ProtoJSON bodies, camelCase query parameters on GET, path variables
  * and the `/{tenant}` prefix filling the request, errors as `google.rpc.Status` with the error's HTTP status
- * (digest §4.2), streams as SSE of bare StreamResponse objects. 201 for a created push config and 204 for a
+ * (A2A v1.0), streams as SSE of bare StreamResponse objects. 201 for a created push config and 204 for a
  * deleted one, as `@a2a-js/sdk` does; clients accept any 2xx.
  */
 import { MEDIA_A2A_JSON, STREAMING_METHODS } from '../../protocol/constants.js';
@@ -13,7 +13,9 @@ import { respond } from './light-response.js';
 import type { RequestHandler } from '../request-handler.js';
 import { parseJsonText, readBodyText } from './body.js';
 import { setupCall } from './call-setup.js';
-import { dispatch } from './dispatch.js';
+import { isInternal, logInternalAnswer } from '../observability/error-log.js';
+import type { ServerLogger } from '../observability/logger.js';
+import { callLogContext, dispatch } from './dispatch.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import type { RestMatch } from './rest-routes.js';
 import { echoExtensions } from './service-params.js';
@@ -70,31 +72,38 @@ async function requestObject(
   return body as Record<string, unknown>;
 }
 
-/** Handles one REST request on a matched route. Never throws. */
+/**
+ * Handles one REST request on a matched route. Never throws: an unexpected failure (500) is logged first, with
+ * its stack and the task the call named (ADR 0029).
+ */
 export async function handleRest(
   req: Request,
   url: URL,
   route: RestMatch,
   handler: RequestHandler,
   options: ResolvedHttpOptions,
+  logger: ServerLogger,
 ): Promise<Response> {
+  // Known once parsed: what the error line of this call may say (read only when an error is answered).
+  let params: unknown;
   // Only streams get an AbortController (tied to the client going away): a unary call's wait is bounded by
   // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
   let ctl: AbortController | undefined;
   try {
     const raw = await requestObject(req, url, options);
-    // Path variables and the path tenant are canonical (digest §9: the path tenant wins over the body's).
+    // Path variables and the path tenant are canonical (A2A v1.0: the path tenant wins over the body's).
     if (route.vars.id !== undefined) raw.id = route.vars.id;
     if (route.vars.taskId !== undefined) raw.taskId = route.vars.taskId;
     if (route.tenant !== '') raw.tenant = route.tenant;
-    const params = parseParams(route.method, raw);
+    const parsed = parseParams(route.method, raw);
+    params = parsed;
     const streaming = STREAMING_METHODS.has(route.method);
     if (streaming) ctl = new AbortController();
-    const ctx = await setupCall(req, url, params.tenant ?? '', options, ctl?.signal);
+    const ctx = await setupCall(req, url, parsed.tenant ?? '', options, ctl?.signal);
     const result = await dispatch(
       handler,
       route.method,
-      params,
+      parsed,
       ctx,
       () => options.publicBaseUrl ?? url.origin,
     );
@@ -102,12 +111,15 @@ export async function handleRest(
     if (result.stream) {
       const abort = () => ctl?.abort();
       req.signal?.addEventListener('abort', abort, { once: true });
+      const call = callLogContext(route.method, parsed);
       const stream = sseBody(
         result.events,
         (event) => JSON.stringify(event),
         (err) => JSON.stringify(toRestErrorBody(toA2AError(err))),
         options.sseKeepAliveMs,
         abort,
+        (err, taskId) =>
+          logInternalAnswer(logger, err, { ...call, taskId: taskId ?? call.taskId, as: 'stream' }),
       );
       return respond(200, stream, sseHeaders(headers));
     }
@@ -117,6 +129,12 @@ export async function handleRest(
     return respond(status, JSON.stringify(result.value), headers);
   } catch (err) {
     ctl?.abort();
-    return restErrorResponse(toA2AError(err));
+    const answer = toA2AError(err);
+    if (isInternal(answer)) {
+      // Path variables name the task even when the body could not be parsed.
+      const call = callLogContext(route.method, params ?? { ...route.vars });
+      logInternalAnswer(logger, answer, { ...call, as: 'answer' });
+    }
+    return restErrorResponse(answer);
   }
 }

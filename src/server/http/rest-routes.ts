@@ -1,5 +1,5 @@
 /**
- * Route matching of the HTTP+JSON binding (digest §1.1, §1.3). Every route exists bare and under a `/{tenant}`
+ * Route matching of the HTTP+JSON binding (A2A v1.0). Every route exists bare and under a `/{tenant}`
  * prefix; a first segment that is one of the binding's own words is a route, anything else is a tenant. (A
  * tenant literally named `tasks`, `message:send`, `message:stream` or `extendedAgentCard` is therefore not
  * addressable by path; use JSON-RPC `params.tenant` for it.)
@@ -41,7 +41,7 @@ function match(
     if (id === '') return { miss: 'not-found' };
     if (verbName === 'cancel') return only('POST', 'CancelTask', { id });
     if (verbName === 'subscribe') {
-      // The proto says GET, the spec prose and the TCK say POST: accept both (digest §1.1).
+      // The proto says GET, the spec prose and the TCK say POST: accept both (A2A v1.0).
       return verb === 'GET' || verb === 'POST'
         ? { method: 'SubscribeToTask', id }
         : { miss: 'method-not-allowed', allow: 'GET, POST' };

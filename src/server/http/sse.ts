@@ -1,10 +1,14 @@
 /**
- * Server-sent events framing (digest §1.5): one `data: <single-line JSON>` per event followed by a blank line;
- * a mid-stream failure as `event: error`. The stream pulls from the handler's iterable, so a slow client
- * applies back-pressure, and a client that goes away cancels the iteration.
+ * Server-sent events framing (A2A v1.0): one `data: <single-line JSON>` per event followed by a blank line;
+ * a mid-stream refusal as `event: error`. An unexpected error mid-stream is not framed: the stream follows work
+ * that was admitted and may still be running, and an INTERNAL error frame would tell the caller it failed. The
+ * stream is cut instead (ambiguous: the client re-attaches) and the error is logged (ADR 0029).
+ * The stream pulls from the handler's iterable, so a slow client applies back-pressure, and a client that goes
+ * away cancels the iteration.
  */
 import { MEDIA_SSE } from '../../protocol/constants.js';
 import type { StreamResponse } from '../../protocol/model.js';
+import { isInternal } from '../observability/error-log.js';
 
 const encoder = new TextEncoder();
 
@@ -22,8 +26,11 @@ export function sseHeaders(extra: Record<string, string>): Record<string, string
 /**
  * A streaming body over `events`.
  * @param frame renders one event as the JSON of its `data:` line
- * @param frameError renders a mid-stream failure as the JSON of an `event: error` data line
+ * @param frameError renders a mid-stream refusal (an A2AError other than INTERNAL_ERROR) as the JSON of an
+ *   `event: error` data line
+ * @param keepAliveMs interval of keep-alive comments (0: none)
  * @param onClose called once when the stream ends for any reason (client gone, end, error)
+ * @param onCut called with an unexpected error that cut the stream, and the task id of the last event sent
  */
 export function sseBody(
   events: AsyncIterable<StreamResponse>,
@@ -31,8 +38,11 @@ export function sseBody(
   frameError: (err: unknown) => string,
   keepAliveMs: number,
   onClose: () => void,
+  onCut: (err: unknown, taskId: string | undefined) => void,
 ): ReadableStream<Uint8Array> {
   const it = events[Symbol.asyncIterator]();
+  // The last event handed out: on a cut, it names the task (read only then).
+  let last: StreamResponse | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   const close = () => {
@@ -57,16 +67,23 @@ export function sseBody(
     async pull(controller) {
       try {
         const next = await it.next();
+        // The client went away while we waited (`cancel` ran): nothing to write, and nothing went wrong.
+        if (closed) return;
         if (next.done) {
           close();
           controller.close();
           return;
         }
+        last = next.value;
         controller.enqueue(encoder.encode(`data: ${frame(next.value)}\n\n`));
       } catch (err) {
-        controller.enqueue(encoder.encode(`event: error\ndata: ${frameError(err)}\n\n`));
+        if (closed) return;
+        if (isInternal(err)) onCut(err, last && taskIdOf(last));
+        else controller.enqueue(encoder.encode(`event: error\ndata: ${frameError(err)}\n\n`));
         close();
         controller.close();
+        // The iteration may still be parked on the store: end it.
+        void it.return?.()?.catch(() => undefined);
       }
     },
     async cancel() {
@@ -74,4 +91,12 @@ export function sseBody(
       await it.return?.();
     },
   });
+}
+
+/** The task an event is about. */
+function taskIdOf(ev: StreamResponse): string | undefined {
+  if ('task' in ev) return ev.task.id;
+  if ('statusUpdate' in ev) return ev.statusUpdate.taskId;
+  if ('artifactUpdate' in ev) return ev.artifactUpdate.taskId;
+  return ev.message.taskId;
 }

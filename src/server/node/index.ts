@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FetchHandler } from '../http/fetch-handler.js';
+import type { ServerLogger } from '../observability/logger.js';
 import { createRequestListener } from './request-listener.js';
 
 export { createRequestListener } from './request-listener.js';
@@ -16,6 +17,8 @@ export interface ListenOptions {
   host?: string;
   /** Default 0 (any free port). */
   port?: number;
+  /** Where a failure of the handler itself is logged (default: JSON lines on stderr). */
+  logger?: ServerLogger;
 }
 
 /** A listening server. */
@@ -31,7 +34,7 @@ export interface NodeServerHandle {
 /** Serves `fetch` on node:http. */
 export async function serveNode(fetch: FetchHandler, options: ListenOptions = {}): Promise<NodeServerHandle> {
   const host = options.host ?? '127.0.0.1';
-  const server = createServer(createRequestListener(fetch));
+  const server = createServer(createRequestListener(fetch, options.logger));
   // Keep-alive above typical load-balancer idle timeouts, so proxies never reuse a socket we just closed.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

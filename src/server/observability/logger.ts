@@ -1,6 +1,6 @@
 /**
  * The server's logging seam. Fields are structured; an idempotency key never appears in them, only its
- * `keyHash` (SEMANTICS §1: a key is a handle to a task).
+ * `keyHash` (docs/semantics.md §1: a key is a handle to a task).
  */
 
 /** Structured log fields. */
@@ -16,7 +16,7 @@ export interface ServerLogger {
   error(message: string, fields?: LogFields): void;
 }
 
-/** Discards everything (the default: a library does not write to the console unasked). */
+/** Discards everything. For hosts that route nothing to the console on purpose; not the default (ADR 0029). */
 export const silentLogger: ServerLogger = {
   enabled: () => false,
   debug: () => undefined,
@@ -25,10 +25,21 @@ export const silentLogger: ServerLogger = {
   error: () => undefined,
 };
 
-/** One JSON line per entry on stderr, at `warn` and above unless `verbose`. */
+/**
+ * One JSON line per entry on stderr (`{"time","level","message",...fields}`), at `warn` and above unless
+ * `verbose`. The default logger of a server (ADR 0029): an unexpected error must never pass unseen, and one
+ * line per entry, stack included (escaped), is what log collectors and `grep` both handle. Where there is no
+ * `process.stderr` (a worker runtime), the line goes to `console.error`.
+ */
 export function jsonLineLogger(verbose = false): ServerLogger {
+  const stderr = (globalThis as { process?: { stderr?: { write?: (s: string) => unknown } } }).process
+    ?.stderr;
+  const out =
+    typeof stderr?.write === 'function'
+      ? (line: string) => void stderr.write!(line + '\n')
+      : (line: string) => console.error(line);
   const write = (level: string, message: string, fields?: LogFields) =>
-    void process.stderr.write(JSON.stringify({ level, message, ...fields }) + '\n');
+    out(JSON.stringify({ time: new Date().toISOString(), level, message, ...fields }));
   return {
     enabled: (level) => verbose || level === 'warn' || level === 'error',
     debug: (m, f) => (verbose ? write('debug', m, f) : undefined),

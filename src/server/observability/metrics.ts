@@ -1,5 +1,5 @@
 /**
- * Admission metrics (issue 3 point 6): every outcome of a send is counted. The `ServerMetrics` seam is a counter
+ * Admission metrics (docs/semantics.md §2 outcomes): every outcome of a send is counted. The `ServerMetrics` seam is a counter
  * with attributes, which maps one-to-one onto an OpenTelemetry `Counter.add(value, attributes)`; the built-in
  * `InMemoryMetrics` keeps totals a host can read or export.
  */

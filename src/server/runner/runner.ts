@@ -3,6 +3,13 @@
  * follows progress through the store (blocking waits, streams). A turn that returns with the task still active
  * completes it; a turn that throws fails it. Workers are registered per task so a cancel in this process stops
  * its worker at once; a worker in another process learns it from its next fenced write.
+ *
+ * The task of an admitted send never stays WORKING in silence (ADR 0029): writes the store fails are retried;
+ * if one is lost anyway, the task is ended FAILED (retried for longer); if even that cannot be stored, an
+ * error line says the task is left unfinished and why.
+ *
+ * Every running turn holds a lease on its task, which the runner's `LeaseKeeper` renews while the turn outlives
+ * a third of it (ADR 0037); a turn started by recovery runs here like any other, with `isResumed` set.
  */
 import type { Message } from '../../protocol/model.js';
 import type { Clock } from '../../store/clock.js';
@@ -10,8 +17,19 @@ import type { Scope } from '../../store/scope.js';
 import type { StoredTask } from '../../store/records.js';
 import type { TaskStore } from '../../store/task-store.js';
 import { StaleWriterError, type AgentExecutor } from '../agent-executor.js';
+import { errorFields, logSafely } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
+import { armChildLimits, processLeaseRenewals, settleChildren } from '../delegation/index.js';
+import { DEFAULT_MAX_STEP_RESULT_BYTES } from './durable-step.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import { TaskWorker } from './task-worker.js';
+import { DEFAULT_LEASE_MS } from './turn-lease.js';
+import { DEFAULT_WRITE_RETRY, StoreWriteError, type WriteRetryPolicy } from './write-retry.js';
+
+/** The status message of a task whose output could not be stored. */
+const LOST_WRITE_MESSAGE =
+  'The task failed because its progress could not be saved: the task store kept failing. ' +
+  'Its output may be incomplete; send the request again to run it anew.';
 
 /** One turn to run. */
 export interface TurnInit {
@@ -21,19 +39,42 @@ export interface TurnInit {
   readonly isContinuation: boolean;
   readonly requestedExtensions: readonly string[];
   readonly principal: string | undefined;
+  /** The turn is run again because its worker was lost (ADR 0037). */
+  readonly isResumed?: boolean;
 }
+
+/** How the runner's turns hold their leases and record their steps. */
+export interface RunnerSettings {
+  /** Lease length; renewals come every third of it (ADR 0037). */
+  readonly leaseMs: number;
+  /** The largest step result, in bytes of JSON (ADR 0038). */
+  readonly maxStepResultBytes: number;
+}
+
+const DEFAULT_SETTINGS: RunnerSettings = {
+  leaseMs: DEFAULT_LEASE_MS,
+  maxStepResultBytes: DEFAULT_MAX_STEP_RESULT_BYTES,
+};
 
 /** Starts and tracks workers. */
 export class Runner {
   readonly #workers = new Map<string, TaskWorker>();
   readonly #running = new Set<Promise<void>>();
+  readonly #settings: RunnerSettings;
+  /** Renews the leases of the turns running here. */
+  readonly leases: LeaseKeeper;
 
   constructor(
     private readonly store: TaskStore,
     private readonly executor: AgentExecutor,
     private readonly logger: ServerLogger,
     private readonly clock: Clock,
-  ) {}
+    private readonly retry: WriteRetryPolicy = DEFAULT_WRITE_RETRY,
+    settings: Partial<RunnerSettings> = {},
+  ) {
+    this.#settings = { ...DEFAULT_SETTINGS, ...settings };
+    this.leases = new LeaseKeeper(this.#settings.leaseMs, () => this.#workers.values(), logger);
+  }
 
   /** Number of turns running in this process. */
   get activeCount(): number {
@@ -42,7 +83,16 @@ export class Runner {
 
   /** Starts a turn in the background. */
   start(turn: TurnInit): void {
-    const worker = new TaskWorker({ store: this.store, clock: this.clock, ...turn });
+    const worker = new TaskWorker({
+      store: this.store,
+      clock: this.clock,
+      logger: this.logger,
+      retry: this.retry,
+      leaseMs: this.#settings.leaseMs,
+      maxStepResultBytes: this.#settings.maxStepResultBytes,
+      ...turn,
+    });
+    this.leases.ensureStarted();
     const id = workerId(turn.scope, turn.record.task.id);
     this.#workers.get(id)?.abort('superseded');
     this.#workers.set(id, worker);
@@ -58,36 +108,110 @@ export class Runner {
     this.#workers.get(workerId(scope, taskId))?.abort('cancelled');
   }
 
-  /** Waits for every running turn (graceful shutdown). */
+  /**
+   * This process's worker of the task's turn under `fence`, if it is still running: its lease may have lapsed
+   * (a long pause), but the worker is alive, so recovery renews it rather than take the task over.
+   */
+  liveWorker(scope: Scope, taskId: string, fence: number): TaskWorker | undefined {
+    const worker = this.#workers.get(workerId(scope, taskId));
+    return worker !== undefined && !worker.aborted && worker.fence === fence ? worker : undefined;
+  }
+
+  /** Waits for every running turn (graceful shutdown). Leases are renewed until they end. */
   async drain(): Promise<void> {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 
+  /** Stops renewing leases (after `drain`). */
+  close(): void {
+    this.leases.close();
+  }
+
   async #run(worker: TaskWorker): Promise<void> {
     let failure: unknown;
+    let disarm = noLimits;
     try {
+      // A child of a delegation carries its parent's budget and lease (ADR 0039): armed for the whole turn.
+      disarm = armChildLimits({
+        message: worker.message,
+        tenant: worker.tenant,
+        taskId: worker.taskId,
+        renewals: processLeaseRenewals,
+        clock: this.clock,
+        logger: this.logger,
+        onBudgetExhausted: (text) => this.#endForLimit(worker, 'TASK_STATE_FAILED', text),
+        onLeaseLapsed: () =>
+          this.#endForLimit(
+            worker,
+            'TASK_STATE_CANCELED',
+            'Cancelled: the parent stopped renewing the delegation lease',
+          ),
+      });
       await this.executor.execute(worker);
     } catch (err) {
       failure = err;
+    } finally {
+      disarm();
     }
+    await worker.drain();
+    // A parent that fails cancels the children it left unsettled (a cancel already did, through its signal).
+    if (failure !== undefined || worker.lostWrite) await settleChildren(worker).catch(() => undefined);
+    if (worker.aborted) return;
+    // A lost write outranks whatever the agent did next: the task's output is incomplete.
+    if (worker.lostWrite) return this.#failAfterLostWrite(worker, worker.lostWrite);
+    if (!worker.isActive) return;
     try {
-      await worker.drain();
-      if (worker.aborted || !worker.isActive) return;
       if (failure === undefined) await worker.complete();
       else {
-        this.logger.warn('agent turn failed', { taskId: worker.taskId, error: describe(failure) });
+        logSafely(this.logger, 'warn', 'agent turn failed', {
+          taskId: worker.taskId,
+          ...errorFields(failure, worker.idempotencyKey),
+        });
         await worker.fail(`Agent failed: ${describe(failure)}`);
       }
     } catch (err) {
-      if (!(err instanceof StaleWriterError)) {
-        this.logger.error('could not settle a task after its turn', {
-          taskId: worker.taskId,
-          error: describe(err),
-        });
-      }
+      if (err instanceof StaleWriterError) return;
+      if (err instanceof StoreWriteError) return this.#failAfterLostWrite(worker, err);
+      logSafely(this.logger, 'error', 'could not settle a task after its turn', {
+        taskId: worker.taskId,
+        ...errorFields(err, worker.idempotencyKey),
+      });
+    }
+  }
+
+  /** Ends the turn's task for a delegation limit (budget or parent lease), then stops the agent. */
+  async #endForLimit(worker: TaskWorker, state: 'TASK_STATE_FAILED' | 'TASK_STATE_CANCELED', text: string) {
+    if (worker.aborted || !worker.isActive) return;
+    try {
+      await worker.status(state, text);
+    } finally {
+      worker.abort('delegation limit');
+    }
+  }
+
+  /** Ends the task FAILED after a lost write; says so in an error line if even that cannot be stored. */
+  async #failAfterLostWrite(worker: TaskWorker, lost: StoreWriteError): Promise<void> {
+    logSafely(this.logger, 'warn', 'a write of the task was lost; ending the task FAILED', {
+      taskId: worker.taskId,
+      ...errorFields(lost, worker.idempotencyKey),
+    });
+    try {
+      await worker.failAfterLostWrite(LOST_WRITE_MESSAGE);
+    } catch (err) {
+      const state = worker.current.task.status.state.replace('TASK_STATE_', '');
+      logSafely(
+        this.logger,
+        'error',
+        `task left ${state}: the store failed every write, including the FAILED status, for ${
+          (this.retry.writeBudgetMs + this.retry.failBudgetMs) / 1000
+        } s`,
+        { taskId: worker.taskId, state, ...errorFields(err, worker.idempotencyKey) },
+      );
     }
   }
 }
+
+const noLimits = (): void => undefined;
 
 function workerId(scope: Scope, taskId: string): string {
   return scope.tenant + '\u0000' + scope.owner + '\u0000' + taskId;

@@ -2,8 +2,19 @@
  * One worker running one turn of a task under a fencing token. It implements `AgentContext`: every report is
  * folded into the task and committed as a compare-and-set on the fence, in the order the agent made them (the
  * worker serialises its own writes). A refused write means the task moved on (cancel, takeover): the worker
- * aborts its signal and the agent's call throws `StaleWriterError` (SEMANTICS §4).
+ * aborts its signal and the agent's call throws `StaleWriterError` (SEMANTICS §4). A write the store fails is
+ * retried (`write-retry.ts`); one that cannot be stored at all is "lost": the agent's call throws
+ * `StoreWriteError`, its signal aborts, every later write is refused, and the runner ends the task FAILED
+ * (ADR 0029), so a task never finishes with part of its output missing.
+ *
+ * The worker holds the task's lease (ADR 0037): granted with the write that started the turn, renewed by the
+ * runner's `LeaseKeeper` while the turn runs, cleared by the turn's final write. A renewal the store refuses
+ * stops the worker like a refused write. Durable steps (`step`, ADR 0038) run through `DurableSteps`.
  */
+import { IDEMPOTENCY_METADATA_KEY } from '../../idempotency/index.js';
+import { delegate, type DelegateOptions } from '../delegation/delegate.js';
+import type { DelegationHandle } from '../delegation/delegation-handle.js';
+import type { DelegationPeer } from '../delegation/delegation-peer.js';
 import { isoAt } from '../../protocol/iso-time.js';
 import { newUuid } from '../../protocol/uuid.js';
 import type {
@@ -21,7 +32,9 @@ import { toWireArtifact } from '../../protocol/wire-write.js';
 import type { Clock } from '../../store/clock.js';
 import type { Scope } from '../../store/scope.js';
 import type { StoredTask } from '../../store/records.js';
-import type { TaskStore, TaskWrite } from '../../store/task-store.js';
+import type { CommitResult, TaskStore, TaskWrite } from '../../store/task-store.js';
+import { errorFields, logSafely } from '../observability/error-log.js';
+import type { ServerLogger } from '../observability/logger.js';
 import {
   StaleWriterError,
   type AgentContext,
@@ -30,7 +43,17 @@ import {
   type StatusMessageInit,
 } from '../agent-executor.js';
 import { applyArtifactUpdate, applyStatusUpdate } from '../task-events.js';
+import { deepFreeze } from './deep-freeze.js';
+import { DurableSteps, sideEffectKeyOf, type StepHost } from './durable-step.js';
 import { agentMessage, textOf } from './message-init.js';
+import {
+  commitPinned,
+  retryAfterThrow,
+  StoreWriteError,
+  type RetriedWrite,
+  type WriteRetryPolicy,
+  type WriteTarget,
+} from './write-retry.js';
 
 /** What a worker needs to start. */
 export interface TaskWorkerInit {
@@ -42,7 +65,31 @@ export interface TaskWorkerInit {
   readonly isContinuation: boolean;
   readonly requestedExtensions: readonly string[];
   readonly principal: string | undefined;
+  readonly logger: ServerLogger;
+  readonly retry: WriteRetryPolicy;
+  /** True when the turn is run again after its worker was lost (ADR 0037). */
+  readonly isResumed?: boolean;
+  /** How long a renewal extends the lease. */
+  readonly leaseMs: number;
+  /** The largest step result, in bytes of JSON (ADR 0038). */
+  readonly maxStepResultBytes: number;
 }
+
+/** What a lease renewal found. */
+export type RenewalOutcome =
+  /** The lease is extended. */
+  | 'renewed'
+  /** The task moved on without this worker (taken over, cancelled): the worker is now stopped. */
+  | 'lost'
+  /** Nothing to renew: the turn ended (its final write cleared the lease), or it never had a lease. */
+  | 'idle';
+
+/** How the runner's last-resort FAILED write ended. */
+export type FailedWriteOutcome =
+  /** The task is FAILED (or an earlier write of ours that finished it turned out to have landed). */
+  | 'settled'
+  /** The fence moved meanwhile (cancel, takeover): the task is someone else's now. */
+  | 'stale';
 
 /** The AgentContext of one turn. */
 export class TaskWorker implements AgentContext {
@@ -52,37 +99,66 @@ export class TaskWorker implements AgentContext {
   readonly userText: string;
   readonly task: Task;
   readonly isContinuation: boolean;
+  readonly isResumed: boolean;
   readonly tenant: string;
   readonly principal: string | undefined;
   readonly requestedExtensions: readonly string[];
   /** Created on first use: most agents never look at their signal, and a controller is not free. */
   #controller: AbortController | undefined;
   #aborted = false;
-  readonly #store: TaskStore;
+  /** Why the signal aborts: fenced out or cancelled (StaleWriterError), or a write lost (StoreWriteError). */
+  #stopReason: Error | undefined;
+  /** The first write the store could not take; set, it refuses every later write. */
+  #lost: StoreWriteError | undefined;
   readonly #clock: Clock;
-  readonly #scope: Scope;
-  readonly #fence: number;
+  readonly #target: WriteTarget;
+  readonly #policy: WriteRetryPolicy;
   #current: StoredTask;
   /** Tail of the write chain: writes commit in call order even if the agent does not await them. */
   #chain: Promise<unknown> = Promise.resolve();
   #replied = false;
   #inFlight = 0;
+  /** The owner name of the lease the turn started with (undefined when the store gave none). */
+  readonly #leaseOwner: string | undefined;
+  readonly #leaseMs: number;
+  readonly #maxStepResultBytes: number;
+  #steps: DurableSteps | undefined;
+  /** Lease ticks this worker has seen (the keeper renews from the second on; see `LeaseKeeper`). */
+  leaseTicks = 0;
+  /** A renewal is in flight: the keeper does not start another. */
+  renewing = false;
   readonly #settled = (): void => {
     this.#inFlight--;
   };
 
   constructor(init: TaskWorkerInit) {
-    this.#store = init.store;
     this.#clock = init.clock;
-    this.#scope = init.scope;
+    this.#policy = init.retry;
+    this.#target = {
+      store: init.store,
+      scope: init.scope,
+      taskId: init.record.task.id,
+      fence: init.record.fence,
+      retry: init.retry,
+      logger: init.logger,
+      stopped: () => this.#aborted,
+      key: () => {
+        const key = init.message.metadata?.[IDEMPOTENCY_METADATA_KEY];
+        return typeof key === 'string' ? key : undefined;
+      },
+    };
     this.#current = init.record;
-    this.#fence = init.record.fence;
-    this.task = init.record.task;
+    // The agent gets the stored objects, frozen: it must not change the history or a retry's digest (ADR 0030).
+    this.task = deepFreeze(init.record.task);
     this.taskId = init.record.task.id;
     this.contextId = init.record.task.contextId ?? '';
-    this.message = init.message;
+    this.message = deepFreeze(init.message);
     this.userText = textOf(init.message);
     this.isContinuation = init.isContinuation;
+    this.isResumed = init.isResumed === true;
+    this.#leaseOwner = init.record.lease?.owner;
+    this.#leaseMs = init.leaseMs;
+    this.#maxStepResultBytes = init.maxStepResultBytes;
     this.tenant = init.scope.tenant;
     this.principal = init.principal;
     this.requestedExtensions = init.requestedExtensions;
@@ -90,8 +166,7 @@ export class TaskWorker implements AgentContext {
 
   get signal(): AbortSignal {
     this.#controller ??= new AbortController();
-    if (this.#aborted && !this.#controller.signal.aborted)
-      this.#controller.abort(new StaleWriterError(this.taskId));
+    if (this.#stopReason && !this.#controller.signal.aborted) this.#controller.abort(this.#stopReason);
     return this.#controller.signal;
   }
 
@@ -100,17 +175,43 @@ export class TaskWorker implements AgentContext {
     return this.#aborted;
   }
 
+  /** The key of this turn's message, if any: for redacting it from log lines, never for writing it. */
+  get idempotencyKey(): string | undefined {
+    return this.#target.key();
+  }
+
+  /** The write the store could not take, if one was given up: the task must then end FAILED. */
+  get lostWrite(): StoreWriteError | undefined {
+    return this.#lost;
+  }
+
   /** The latest record this worker wrote or saw. */
   get current(): StoredTask {
     return this.#current;
+  }
+
+  /** The scope of the task. */
+  get scope(): Scope {
+    return this.#target.scope;
+  }
+
+  /** The fencing token this worker writes under. */
+  get fence(): number {
+    return this.#target.fence;
   }
 
   /** Stops the worker (cancel or takeover seen elsewhere). */
   abort(reason: string): void {
     if (this.#aborted) return;
     this.#aborted = true;
-    if (this.#controller) this.#controller.abort(new StaleWriterError(this.taskId));
+    this.#stop(new StaleWriterError(this.taskId));
     void reason;
+  }
+
+  /** Aborts the agent's signal (once, with the first reason). */
+  #stop(reason: Error): void {
+    this.#stopReason ??= reason;
+    if (this.#controller && !this.#controller.signal.aborted) this.#controller.abort(this.#stopReason);
   }
 
   status(state: TaskState, message?: StatusMessageInit, metadata?: JsonObject): Promise<void> {
@@ -190,15 +291,28 @@ export class TaskWorker implements AgentContext {
   #write(step: (task: Task) => { task: Task; event: StreamResponse; reply?: Message }): Promise<void> {
     const run = async (): Promise<void> => {
       if (this.#aborted) throw new StaleWriterError(this.taskId);
+      // An earlier write is missing from the task: nothing after it may land (a later chunk, a COMPLETED).
+      if (this.#lost) throw this.#lost;
       const cur = this.#current;
       if (cur.kind === 'message' || isTerminalState(cur.task.status.state)) {
         throw new Error(`task ${this.taskId} is already finished; no further output is accepted`);
       }
-      const next = step(cur.task);
-      const write: TaskWrite = next.reply
-        ? { expectFence: this.#fence, task: next.task, events: [next.event], reply: next.reply }
-        : { expectFence: this.#fence, task: next.task, events: [next.event] };
-      const res = await this.#store.commit(this.#scope, this.taskId, write);
+      const t = this.#target;
+      const build = (): TaskWrite => {
+        const next = step(cur.task);
+        const write: Mutable<TaskWrite> = { expectFence: t.fence, task: next.task, events: [next.event] };
+        if (next.reply) write.reply = next.reply;
+        // The turn's final write (finished, interrupted, a direct reply) releases the lease with it (ADR 0037).
+        if (next.reply || !isRunning(next.task.status.state)) write.lease = null;
+        return write;
+      };
+      const write = build();
+      let res: CommitResult | RetriedWrite;
+      try {
+        res = await t.store.commit(t.scope, this.taskId, write);
+      } catch (err) {
+        res = await this.#retry(cur, build, err, write.events[0]!);
+      }
       if (!res.ok) {
         if (res.current) this.#current = res.current;
         this.abort('fenced out');
@@ -214,8 +328,155 @@ export class TaskWorker implements AgentContext {
     return p;
   }
 
+  /** A write whose first attempt threw: retried, and recorded as lost if the store never takes it. */
+  async #retry(
+    cur: StoredTask,
+    build: () => TaskWrite,
+    err: unknown,
+    event: StreamResponse,
+  ): Promise<RetriedWrite> {
+    try {
+      return await retryAfterThrow(
+        this.#target,
+        cur,
+        build,
+        this.#policy.writeBudgetMs,
+        writeKind(event),
+        err,
+      );
+    } catch (lost) {
+      if (lost instanceof StoreWriteError) {
+        this.#lost ??= lost;
+        this.#stop(lost);
+      }
+      throw lost;
+    }
+  }
+
+  /**
+   * The last resort after a lost write: ends the task FAILED with `text` as the status message, retrying for
+   * `failBudgetMs`. Pinned to the version it was built on, so it never overwrites a write of ours whose
+   * acknowledgement was lost; if such a write turns out to have finished the task, that stands.
+   * Call only after `drain()`.
+   * @throws StoreWriteError when the store still fails after the budget
+   */
+  async failAfterLostWrite(text: string): Promise<FailedWriteOutcome> {
+    for (;;) {
+      if (this.#aborted) return 'stale';
+      const cur = this.#current;
+      if (!this.isActive) return 'settled';
+      const build = (): TaskWrite => {
+        const status: TaskStatus = {
+          state: 'TASK_STATE_FAILED',
+          message: agentMessage(text, this.taskId, this.contextId),
+          timestamp: isoAt(this.#clock.now()),
+        };
+        const ev: TaskStatusUpdateEvent = { taskId: this.taskId, contextId: this.contextId, status };
+        const task = applyStatusUpdate(cur.task, ev);
+        return { expectFence: this.#target.fence, task, events: [{ statusUpdate: ev }], lease: null };
+      };
+      const res = await commitPinned(this.#target, cur, build, this.#policy.failBudgetMs, 'status FAILED');
+      if (!res.ok) {
+        if (res.current) this.#current = res.current;
+        this.abort('fenced out');
+        return 'stale';
+      }
+      this.#current = res.record;
+      // Written; or an earlier write of ours had landed after all: look again at what the task is now.
+      if (!res.landedEarlier) return 'settled';
+    }
+  }
+
   /** Waits until every write the agent started has settled. */
   drain(): Promise<unknown> {
     return this.#chain;
   }
+
+  step<T>(name: string, fn: (sideEffectKey: string) => T | Promise<T>): Promise<T> {
+    this.#steps ??= new DurableSteps(this.#stepHost());
+    return this.#steps.run(name, fn);
+  }
+
+  sideEffectKey(name: string): string {
+    return sideEffectKeyOf(this.taskId, name);
+  }
+
+  delegate(
+    client: DelegationPeer,
+    message: string | Message,
+    options?: DelegateOptions,
+  ): Promise<DelegationHandle> {
+    return delegate(this, client, message, options);
+  }
+
+  /**
+   * Extends the lease by `leaseMs` from the store's now. A refusal while the turn is still running in this
+   * worker's view means the task moved on without it: the worker stops, like after a refused write. A refusal
+   * because the turn's own final write just cleared the lease is not a loss: in-flight writes are awaited
+   * before deciding.
+   */
+  async renewLease(): Promise<RenewalOutcome> {
+    const owner = this.#leaseOwner;
+    if (owner === undefined || this.#aborted || !this.isActive) return 'idle';
+    const t = this.#target;
+    if (await t.store.renewLease(t.scope, this.taskId, t.fence, owner, this.#leaseMs)) return 'renewed';
+    await this.drain();
+    if (this.#aborted) return 'lost';
+    if (!this.isActive) return 'idle';
+    this.abort('lease lost');
+    return 'lost';
+  }
+
+  #stepHost(): StepHost {
+    const t = this.#target;
+    return {
+      store: t.store,
+      scope: t.scope,
+      taskId: this.taskId,
+      fence: t.fence,
+      maxResultBytes: this.#maxStepResultBytes,
+      retry: this.#policy,
+      logger: t.logger,
+      key: () => t.key(),
+      assertCanWrite: () => {
+        if (this.#aborted) throw new StaleWriterError(this.taskId);
+        if (this.#lost) throw this.#lost;
+        if (!this.isActive) {
+          throw new Error(`task ${this.taskId} is already finished; no further steps are accepted`);
+        }
+      },
+      confirmHold: async () => {
+        let outcome: RenewalOutcome;
+        try {
+          outcome = await this.renewLease();
+        } catch (err) {
+          logSafely(t.logger, 'warn', 'could not confirm the task lease before a step; running it anyway', {
+            taskId: this.taskId,
+            ...errorFields(err, t.key()),
+          });
+          return;
+        }
+        if (outcome === 'lost') throw new StaleWriterError(this.taskId);
+      },
+      fencedOut: () => {
+        this.abort('fenced out');
+        return new StaleWriterError(this.taskId);
+      },
+    };
+  }
+}
+
+/** A writable copy of a readonly record type, for building one field by field. */
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Whether a turn in `state` is still running (its lease must be kept). */
+function isRunning(state: TaskState): boolean {
+  return state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING';
+}
+
+/** What a write carries, for its log lines. */
+function writeKind(event: StreamResponse): string {
+  if ('statusUpdate' in event) return `status ${event.statusUpdate.status.state}`;
+  if ('artifactUpdate' in event) return 'artifact';
+  return 'reply';
 }

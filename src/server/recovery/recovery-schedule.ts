@@ -1,0 +1,86 @@
+/**
+ * Recovery on a schedule (docs/semantics.md §4, ADR 0037): once at start-up, so a restarted server picks up what
+ * its predecessor left running, then every half lease, so a task whose worker died is taken over within one and
+ * a half leases of its last renewal even if nobody asks about it. Every replica sweeps: unlike retention, a sweep
+ * that finds nothing costs one indexed query, and racing sweeps are safe (the takeover is a compare-and-set), so
+ * there is no leader to elect and no leader to lose. A failed sweep is logged and tried again at the next tick.
+ */
+import { errorFields, logSafely } from '../observability/error-log.js';
+import type { ServerLogger } from '../observability/logger.js';
+import type { RecoveryReport, TaskRecovery } from './task-recovery.js';
+
+/** How recovery runs. Every field has a default. */
+export interface RecoveryOptions {
+  /** Time between sweeps (default: half the lease). Each waits this long plus up to 10% of random jitter. */
+  readonly intervalMs?: number;
+  /** Times a task may be resumed; the next loss fails it (default 3). */
+  readonly maxResumes?: number;
+  /** Tasks read per store query in a sweep (default 100). */
+  readonly batchSize?: number;
+}
+
+const NOTHING: RecoveryReport = { resumed: 0, failed: 0, renewed: 0, skipped: 0 };
+
+/** Runs recovery at start-up and periodically while started. */
+export class RecoverySchedule {
+  /** The start-up sweep's report (all zero when it failed; the failure is logged). Set by `start`. */
+  startup: Promise<RecoveryReport> = Promise.resolve(NOTHING);
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<RecoveryReport> | undefined;
+  #stopped = true;
+
+  constructor(
+    private readonly recovery: TaskRecovery,
+    private readonly logger: ServerLogger,
+    readonly intervalMs: number,
+  ) {
+    if (!(intervalMs > 0)) throw new RangeError('recovery intervalMs must be positive');
+  }
+
+  /** Runs the start-up sweep now and arms the timer. Idempotent. */
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    this.startup = this.runOnce().finally(() => this.#arm());
+  }
+
+  /** Stops the timer and waits for a sweep in progress. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#running;
+  }
+
+  /** One sweep (never two at once in this process); resolves with its report, all zero if it failed. */
+  runOnce(): Promise<RecoveryReport> {
+    this.#running ??= this.#run().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  #arm(): void {
+    if (this.#stopped) return;
+    const wait = this.intervalMs * (1 + Math.random() * 0.1);
+    this.#timer = setTimeout(() => {
+      void this.runOnce().finally(() => this.#arm());
+    }, wait);
+    // A pending sweep must never keep a process alive that is otherwise done.
+    this.#timer.unref();
+  }
+
+  async #run(): Promise<RecoveryReport> {
+    try {
+      return await this.recovery.runOnce();
+    } catch (err) {
+      logSafely(
+        this.logger,
+        'warn',
+        'recovery sweep failed; retrying at the next interval',
+        errorFields(err),
+      );
+      return NOTHING;
+    }
+  }
+}

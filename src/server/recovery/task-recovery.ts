@@ -1,0 +1,213 @@
+/**
+ * Recovery of tasks whose worker was lost (docs/semantics.md §4, ADR 0037). A SUBMITTED or WORKING task whose
+ * lease lapsed lost its worker: the process died, or lost the store for longer than the lease. Any replica may
+ * notice (its periodic sweep, its start-up run, or a retry, GetTask or subscription that touches the task) and
+ * take the task over with one fenced commit: expecting the fence and version it read, raising the fence by one.
+ * Of any number of racing recoverers exactly one commit lands; the others see a refusal and leave the task be.
+ * The lost worker, should it come back, is refused at its next write or renewal.
+ *
+ * After the takeover the task is resumed (the agent declares itself `resumable`: the turn runs again in this
+ * process under the new fence, with `ctx.isResumed`) or ended FAILED with a status message saying the worker
+ * was lost. A task resumed `maxResumes` times already is failed instead: a turn that kills every process it
+ * runs on must not take the replicas down one after the other.
+ */
+import { isoAt } from '../../protocol/iso-time.js';
+import type { Task, TaskStatus, TaskStatusUpdateEvent } from '../../protocol/model.js';
+import type { Clock } from '../../store/clock.js';
+import type { StoredTask } from '../../store/records.js';
+import type { Scope } from '../../store/scope.js';
+import type { TaskStore, TaskWrite } from '../../store/task-store.js';
+import { errorFields, logSafely } from '../observability/error-log.js';
+import type { ServerLogger } from '../observability/logger.js';
+import { agentMessage } from '../runner/message-init.js';
+import type { Runner } from '../runner/runner.js';
+import type { TurnLeases } from '../runner/turn-lease.js';
+import { applyStatusUpdate } from '../task-events.js';
+import {
+  leaseLapsed,
+  lostTurnOf,
+  resumesOf,
+  takeoverMetadata,
+  takeoverText,
+  type FailureReason,
+} from './lost-turn.js';
+
+/** A task is resumed at most this many times by default; the next loss fails it. */
+export const DEFAULT_MAX_RESUMES = 3;
+
+/** Tasks read per `findLapsedLeases` call in a sweep. */
+export const DEFAULT_RECOVERY_BATCH = 100;
+
+/** What a recovery sweep did. */
+export interface RecoveryReport {
+  /** Tasks taken over and run again here. */
+  readonly resumed: number;
+  /** Tasks taken over and ended FAILED. */
+  readonly failed: number;
+  /** Tasks whose worker turned out to be alive in this process: their lease was renewed instead. */
+  readonly renewed: number;
+  /** Tasks another recoverer (or the worker itself) changed first: left as they are. */
+  readonly skipped: number;
+}
+
+/** What recovery needs. */
+export interface TaskRecoveryInit {
+  readonly store: TaskStore;
+  readonly runner: Runner;
+  readonly clock: Clock;
+  readonly logger: ServerLogger;
+  readonly leases: TurnLeases;
+  /** Whether the agent declared itself resumable. */
+  readonly resumable: boolean;
+  readonly maxResumes?: number;
+  readonly batchSize?: number;
+}
+
+type Outcome = 'resumed' | 'failed' | 'renewed' | 'skipped';
+
+/** Takes over tasks whose worker was lost. */
+export class TaskRecovery {
+  readonly #maxResumes: number;
+  readonly #batchSize: number;
+
+  constructor(private readonly init: TaskRecoveryInit) {
+    this.#maxResumes = wholeNumber('recovery maxResumes', init.maxResumes ?? DEFAULT_MAX_RESUMES, 0);
+    this.#batchSize = wholeNumber('recovery batchSize', init.batchSize ?? DEFAULT_RECOVERY_BATCH, 1);
+  }
+
+  /** Whether `record` lost its worker as of now (cheap: no store call; callers check it before `recover`). */
+  lapsed(record: StoredTask): boolean {
+    return leaseLapsed(record, this.init.clock.now());
+  }
+
+  /**
+   * Recovers a task a request touched, if its lease lapsed, and returns the record to answer with: the one
+   * after the takeover, the latest one when another recoverer won, or `record` itself when nothing was to be
+   * done. Never throws: a store error is logged and the request is answered with what it read.
+   */
+  async touched(scope: Scope, record: StoredTask): Promise<StoredTask> {
+    if (!this.lapsed(record)) return record;
+    try {
+      return (await this.#recover(scope, record)).record;
+    } catch (err) {
+      logSafely(this.init.logger, 'warn', 'could not recover a task whose worker was lost', {
+        taskId: record.task.id,
+        ...errorFields(err),
+      });
+      return record;
+    }
+  }
+
+  /**
+   * One sweep over every scope: lists tasks whose lease lapsed, in batches, and recovers each. Stops when a
+   * batch comes back short or changed nothing (what is left is being handled by others, or failing: the next
+   * sweep tries again). A store error ends the sweep and is thrown to the caller (the schedule logs it).
+   */
+  async runOnce(): Promise<RecoveryReport> {
+    const count = { resumed: 0, failed: 0, renewed: 0, skipped: 0 };
+    for (;;) {
+      const lapsed = await this.init.store.findLapsedLeases(this.#batchSize);
+      let progress = 0;
+      for (const l of lapsed) {
+        const scope: Scope = { tenant: l.tenant, owner: l.owner };
+        const record = await this.init.store.getTask(scope, l.taskId);
+        const outcome =
+          record && record.fence === l.fence && this.lapsed(record)
+            ? (await this.#recover(scope, record)).outcome
+            : 'skipped';
+        count[outcome]++;
+        if (outcome !== 'skipped') progress++;
+      }
+      if (lapsed.length < this.#batchSize || progress === 0) return count;
+    }
+  }
+
+  /** Renews a live local worker, or takes the task over and resumes or fails it. */
+  async #recover(scope: Scope, record: StoredTask): Promise<{ outcome: Outcome; record: StoredTask }> {
+    const { store, runner } = this.init;
+    const taskId = record.task.id;
+    const local = runner.liveWorker(scope, taskId, record.fence);
+    if (local) {
+      // The worker is alive in this process; only its renewals were late (a long pause, a store outage).
+      const renewal = await local.renewLease();
+      const latest = (await store.getTask(scope, taskId)) ?? record;
+      return { outcome: renewal === 'renewed' ? 'renewed' : 'skipped', record: latest };
+    }
+    const turn = lostTurnOf(record.task);
+    const resumes = resumesOf(record.task);
+    const failure: FailureReason | undefined = !this.init.resumable
+      ? 'not-resumable'
+      : turn === undefined
+        ? 'no-turn'
+        : resumes >= this.#maxResumes
+          ? 'too-many-resumes'
+          : undefined;
+    const fence = record.fence + 1;
+    const res = await store.commit(scope, taskId, this.#takeover(record, fence, failure, resumes));
+    if (!res.ok) return { outcome: 'skipped', record: res.current ?? record };
+    const outcome = failure === undefined ? 'resumed' : 'failed';
+    logSafely(this.init.logger, 'warn', 'recovered a task whose worker was lost', {
+      taskId,
+      outcome,
+      ...(failure === undefined ? {} : { reason: failure }),
+      lostLease: record.lease?.owner,
+      fence,
+    });
+    if (failure === undefined && turn !== undefined) {
+      runner.start({
+        scope,
+        record: res.record,
+        message: turn.message,
+        isContinuation: turn.isContinuation,
+        // The call that requested extensions is gone with the lost worker; the resumed turn has none.
+        requestedExtensions: [],
+        principal: scope.owner === '' ? undefined : scope.owner,
+        isResumed: true,
+      });
+    }
+    return { outcome, record: res.record };
+  }
+
+  /**
+   * The takeover commit: pinned to the fence and version read (a write the lost worker made since then, or a
+   * racing recoverer, makes it fail), raising the fence, with a status event that says what happened. A resumed
+   * task keeps running under a new lease; a failed one ends with none.
+   */
+  #takeover(
+    record: StoredTask,
+    fence: number,
+    failure: FailureReason | undefined,
+    resumes: number,
+  ): TaskWrite {
+    const task: Task = record.task;
+    const contextId = task.contextId ?? '';
+    const resumed = failure === undefined;
+    const status: TaskStatus = {
+      state: resumed ? 'TASK_STATE_WORKING' : 'TASK_STATE_FAILED',
+      message: agentMessage(
+        {
+          parts: [{ text: takeoverText(failure ?? 'resumed', resumes) }],
+          metadata: takeoverMetadata(resumed ? 'resumed' : 'failed'),
+        },
+        task.id,
+        contextId,
+      ),
+      timestamp: isoAt(this.init.clock.now()),
+    };
+    const ev: TaskStatusUpdateEvent = { taskId: task.id, contextId, status };
+    return {
+      expectFence: record.fence,
+      expectSeq: record.seq,
+      nextFence: fence,
+      task: applyStatusUpdate(task, ev),
+      events: [{ statusUpdate: ev }],
+      lease: resumed ? this.init.leases.grant(fence) : null,
+    };
+  }
+}
+
+/** `n`, checked to be a whole number of at least `min`. @throws RangeError */
+function wholeNumber(name: string, n: number, min: number): number {
+  if (!Number.isSafeInteger(n) || n < min) throw new RangeError(`${name} must be a whole number >= ${min}`);
+  return n;
+}
