@@ -1,8 +1,9 @@
 /**
  * The agent card a server publishes. The idempotency extension is advertised exactly when the configured store
  * can honour keys, derived from the store rather than configured by hand, so card and behaviour cannot drift
- * (seed 000 "Knowing whether a server honours it"). An operator's own entry for the URI is kept as written.
+ * (a2a-rust's idempotency docs, "Knowing whether a server honours it"). An operator's own entry for the URI is kept as written.
  */
+import { advertiseDelegation } from './delegation/delegation-extension.js';
 import { IDEMPOTENCY_EXTENSION_URI } from '../idempotency/index.js';
 import type {
   AgentCapabilities,
@@ -47,7 +48,10 @@ export function buildAgentCard(init: AgentCardInit, storeHonoursKeys: boolean, k
     description: init.description,
     version: init.version ?? '1.0.0',
     supportedInterfaces: init.supportedInterfaces ?? [],
-    capabilities: advertiseIdempotency(init.capabilities ?? {}, storeHonoursKeys, keyTtlMs),
+    // Every a2a-once server enforces a delegating parent's lease and budget on its turns (ADR 0039).
+    capabilities: advertiseDelegation(
+      advertiseIdempotency(init.capabilities ?? {}, storeHonoursKeys, keyTtlMs),
+    ),
     defaultInputModes: init.defaultInputModes ?? ['text/plain'],
     defaultOutputModes: init.defaultOutputModes ?? ['text/plain'],
     skills,

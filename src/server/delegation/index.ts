@@ -1,0 +1,25 @@
+/**
+ * Delegation (docs/semantics.md §4 "Delegation", ADR 0039, ADR 0040): the parent side (`delegate`,
+ * `settleChildren`, the handle) and the child side (reading and enforcing the lease and budget a parent sent).
+ */
+export { delegate, settleChildren, type DelegateOptions } from './delegate.js';
+export {
+  DelegationHandle,
+  settledStatusOf,
+  type DelegationOutcome,
+  type DelegationStatus,
+  type WatchOptions,
+} from './delegation-handle.js';
+export type { DelegationPeer, PeerCallOptions } from './delegation-peer.js';
+export {
+  advertiseDelegation,
+  DELEGATION_EXTENSION_URI,
+  DELEGATION_METADATA_KEY,
+  DelegationLimitsError,
+  LEASE_RENEWAL_HEADER,
+  MIN_LEASE_MS,
+  readChildLimits,
+  type ChildLimits,
+} from './delegation-extension.js';
+export { armChildLimits, budgetExhaustedText, type ArmChildLimitsInput } from './child-limits.js';
+export { LeaseRenewals, processLeaseRenewals, withLeaseRenewals } from './lease-renewals.js';

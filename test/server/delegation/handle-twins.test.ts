@@ -1,0 +1,146 @@
+/**
+ * The delegation handle, client and server twins alike (ADR 0040): the same scenarios over a real child server
+ * run against both classes, and a check that the two files hold the same code.
+ */
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { A2AClient, cardUrlOf, fetchAgentCard } from '../../../src/client/index.js';
+import { DelegationHandle as ClientHandle } from '../../../src/client/delegation/index.js';
+import type { Task } from '../../../src/protocol/model.js';
+import { DelegationHandle as ServerHandle } from '../../../src/server/delegation/index.js';
+import { isCall } from '../../client/harness/fault-proxy.js';
+import { startChild, until, type ChildServer } from './child-server.js';
+
+let child: ChildServer;
+let client: A2AClient;
+
+beforeAll(async () => {
+  child = await startChild();
+  const card = await fetchAgentCard(cardUrlOf(child.proxy.url));
+  client = A2AClient.fromCard(
+    {
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.map((i) => ({ ...i, url: child.proxy.via(i.url) })),
+    },
+    { retry: false, cardUrl: cardUrlOf(child.proxy.url) },
+  );
+});
+afterAll(async () => {
+  await child.close();
+});
+beforeEach(() => child.proxy.reset());
+
+async function childTask(text: string): Promise<Task> {
+  const res = await client.send(
+    { messageId: randomUUID(), parts: [{ text }] },
+    { configuration: { returnImmediately: true } },
+  );
+  if (!('task' in res)) throw new Error('expected a task');
+  return res.task;
+}
+
+it('the twins hold the same code (only their opening comments differ)', () => {
+  const body = (path: string) => {
+    const text = readFileSync(new URL(path, import.meta.url), 'utf8');
+    return text.slice(text.indexOf('*/') + 2);
+  };
+  expect(body('../../../src/client/delegation/delegation-handle.ts')).toBe(
+    body('../../../src/server/delegation/delegation-handle.ts'),
+  );
+});
+
+describe.each([
+  ['client', ClientHandle],
+  ['server', ServerHandle],
+] as const)('the %s handle', (_side, Handle) => {
+  it('settles as completed with the final task', async () => {
+    const h = Handle.watching(client, await childTask('quick twin'), { pollMs: 20 });
+    const o = await h.outcome();
+    expect(o.status).toBe('completed');
+    expect(o.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(h.isSettled).toBe(true);
+  });
+
+  it('settles as input-required when the child asks back, with its question', async () => {
+    const h = Handle.watching(client, await childTask('ask twin'), { pollMs: 20 });
+    const o = await h.outcome();
+    expect(o.status).toBe('input-required');
+    expect(o.task?.status.message?.parts).toEqual([{ text: 'which region?' }]);
+  });
+
+  it('watches a child from its id alone (a resumed parent), polling at once', async () => {
+    const task = await childTask('quick twin by id');
+    const h = Handle.watching(client, task.id, { pollMs: 20 });
+    expect(h.taskId).toBe(task.id);
+    expect((await h.outcome()).status).toBe('completed');
+  });
+
+  it('yields each state once, the settled one last, and cancel() ends the child', async () => {
+    const h = Handle.watching(client, await childTask('hold twin'), { pollMs: 20 });
+    const seen: Task[] = [];
+    const reading = (async () => {
+      for await (const t of h.events) seen.push(t);
+    })();
+    await until(() => seen.some((t) => t.status.state === 'TASK_STATE_WORKING'));
+    expect((await h.cancel()).status).toBe('canceled');
+    await reading;
+    const states = seen.map((t) => t.status.state);
+    expect(states.at(-1)).toBe('TASK_STATE_CANCELED');
+    expect(new Set(states.map((s, i) => `${s}@${seen[i]!.status.timestamp}`)).size).toBe(states.length);
+    expect((await client.getTask(h.taskId!)).status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('cancel() of a settled child sends nothing', async () => {
+    const h = Handle.watching(client, await childTask('quick twin settled'), { pollMs: 20 });
+    await h.outcome();
+    expect((await h.cancel()).status).toBe('completed');
+    expect(child.proxy.count(isCall('CancelTask'))).toBe(0);
+  });
+
+  it('detach() stops polling and ends the events, leaving the outcome open', async () => {
+    const h = Handle.watching(client, await childTask('hold twin detach'), { pollMs: 20 });
+    await until(() => child.proxy.count(isCall('GetTask')) >= 2);
+    const events = (async () => {
+      for await (const _ of h.events) void _;
+    })();
+    h.detach();
+    await events;
+    const polls = child.proxy.count(isCall('GetTask'));
+    await new Promise((r) => setTimeout(r, 150));
+    expect(child.proxy.count(isCall('GetTask'))).toBe(polls);
+    expect(h.isSettled).toBe(false);
+    await client.cancelTask(h.taskId!);
+  });
+
+  it('is lost once no poll succeeded for lostAfterMs, keeping the last state seen', async () => {
+    const task = await childTask('hold twin lost');
+    child.proxy.inject({ kind: 'refuse', status: 503 }, isCall('GetTask'), 1_000);
+    const h = Handle.watching(client, task, { pollMs: 20, lostAfterMs: 150 });
+    const o = await h.outcome();
+    expect(o.status).toBe('lost');
+    expect(o.reason).toMatch(/unreachable for 150 ms/);
+    expect(o.task?.id).toBe(task.id);
+    child.proxy.reset();
+    await client.cancelTask(task.id);
+  });
+
+  it('polls a leased child at least every third of its lease, each poll carrying the renewal', async () => {
+    const task = await childTask('hold twin leased');
+    // The child message carried no lease, so nothing armed one: only a poll's renewal header records one.
+    expect(child.renewals.lastRenewal('', task.id)).toBeUndefined();
+    const h = Handle.watching(client, task, { pollMs: 10_000, leaseMs: 1_200 });
+    await until(() => child.proxy.count(isCall('GetTask')) >= 2, 2_000);
+    expect(child.renewals.lastRenewal('', task.id)).toBeDefined();
+    await h.cancel();
+  });
+
+  it('a settled handle answers at once and yields its task', async () => {
+    const h = Handle.settled('t-1', { status: 'lost', reason: 'gone' });
+    expect(await h.outcome()).toEqual({ status: 'lost', reason: 'gone' });
+    const all: Task[] = [];
+    for await (const t of h.events) all.push(t);
+    expect(all).toEqual([]);
+    expect((await h.cancel()).status).toBe('lost');
+  });
+});
