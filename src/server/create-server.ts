@@ -2,9 +2,12 @@
  * One call to get a working server: the request handler plus its HTTP surface.
  */
 import { A2ARequestHandler } from './a2a-request-handler.js';
+import { processLeaseRenewals, withLeaseRenewals } from './delegation/lease-renewals.js';
 import { createFetchHandler, type FetchHandler } from './http/fetch-handler.js';
 import type { HttpOptions } from './http/http-options.js';
 import type { A2AServerOptions } from './options.js';
+import { RecoverySchedule } from './recovery/recovery-schedule.js';
+import { RetentionSchedule } from './retention/retention-schedule.js';
 
 /** An a2a-once server, not yet bound to a socket. */
 export interface A2AServer {
@@ -12,7 +15,14 @@ export interface A2AServer {
   readonly handler: A2ARequestHandler;
   /** The HTTP surface as `(Request) => Promise<Response>`. */
   readonly fetch: FetchHandler;
-  /** Waits for running agent turns, then closes the store. */
+  /** Retention on a schedule (ADR 0035), or undefined when the host turned it off (`retention: false`). */
+  readonly retention: RetentionSchedule | undefined;
+  /**
+   * Recovery of tasks whose worker was lost, at start-up (`recovery.startup` resolves with what it did) and
+   * every half lease (ADR 0037); undefined when the host turned it off (`recovery: false`).
+   */
+  readonly recovery: RecoverySchedule | undefined;
+  /** Stops the schedules, waits for running agent turns, then closes the store. */
   close(): Promise<void>;
 }
 
@@ -25,6 +35,25 @@ export interface A2AServer {
  */
 export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions }): A2AServer {
   const handler = new A2ARequestHandler(options);
-  const fetch = createFetchHandler(handler, options.http);
-  return { handler, fetch, close: () => handler.close() };
+  // A GetTask carrying a delegating parent's renewal header renews its child's lease (ADR 0039).
+  const fetch = withLeaseRenewals(createFetchHandler(handler, options.http), processLeaseRenewals);
+  const o = handler.options;
+  const retention = o.retention === false ? undefined : new RetentionSchedule(o.store, o.logger, o.retention);
+  retention?.start();
+  const recovery =
+    o.recovery === false
+      ? undefined
+      : new RecoverySchedule(handler.recovery, o.logger, o.recovery.intervalMs ?? o.leaseMs / 2);
+  recovery?.start();
+  return {
+    handler,
+    fetch,
+    retention,
+    recovery,
+    close: async () => {
+      await recovery?.stop();
+      await retention?.stop();
+      await handler.close();
+    },
+  };
 }

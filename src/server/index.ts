@@ -8,15 +8,43 @@ export type { RequestHandler } from './request-handler.js';
 export { localCallContext, type CallContext } from './call-context.js';
 export {
   StaleWriterError,
+  StepError,
+  type StepErrorCode,
   type AgentContext,
   type AgentExecutor,
   type ArtifactChunkOptions,
   type ArtifactInit,
   type StatusMessageInit,
 } from './agent-executor.js';
+export { StoreWriteError } from './runner/write-retry.js';
+export {
+  advertiseDelegation,
+  armChildLimits,
+  delegate,
+  DelegationHandle,
+  DelegationLimitsError,
+  LeaseRenewals,
+  processLeaseRenewals,
+  settleChildren,
+  withLeaseRenewals,
+  type DelegateOptions,
+  type DelegationOutcome,
+  type DelegationPeer,
+} from './delegation/index.js';
+export { DEFAULT_LEASE_MS } from './runner/turn-lease.js';
+export { DEFAULT_MAX_STEP_RESULT_BYTES, MAX_STEP_NAME_LENGTH } from './runner/durable-step.js';
+export { RecoverySchedule, type RecoveryOptions } from './recovery/recovery-schedule.js';
+export { TaskRecovery, type RecoveryReport } from './recovery/task-recovery.js';
+export { RECOVERY_METADATA_KEY } from './recovery/lost-turn.js';
 export { advertiseIdempotency, buildAgentCard, defaultInterfaces, type AgentCardInit } from './card.js';
 export { createFetchHandler, type FetchHandler } from './http/fetch-handler.js';
 export type { HttpOptions } from './http/http-options.js';
+export {
+  RETENTION_ROLE,
+  RetentionSchedule,
+  type ResolvedRetentionSchedule,
+  type RetentionScheduleOptions,
+} from './retention/retention-schedule.js';
 export { jsonLineLogger, silentLogger, type LogFields, type ServerLogger } from './observability/logger.js';
 export {
   ADMISSION_COUNTER,

@@ -1,5 +1,5 @@
 /**
- * Options of an a2a-once server and their defaults (SEMANTICS §2 "Defaults").
+ * Options of an a2a-once server and their defaults (docs/semantics.md §2 "Defaults").
  */
 import type { AgentCard } from '../protocol/agent-card.js';
 import { systemClock, type Clock } from '../store/clock.js';
@@ -9,8 +9,12 @@ import type { TaskStore } from '../store/task-store.js';
 import type { AgentExecutor } from './agent-executor.js';
 import type { CallContext } from './call-context.js';
 import type { AgentCardInit } from './card.js';
-import { silentLogger, type ServerLogger } from './observability/logger.js';
+import { jsonLineLogger, type ServerLogger } from './observability/logger.js';
 import { noopMetrics, type ServerMetrics } from './observability/metrics.js';
+import type { RecoveryOptions } from './recovery/recovery-schedule.js';
+import type { RetentionScheduleOptions } from './retention/retention-schedule.js';
+import { DEFAULT_MAX_STEP_RESULT_BYTES } from './runner/durable-step.js';
+import { checkLeaseMs, DEFAULT_LEASE_MS } from './runner/turn-lease.js';
 
 /** Everything a host configures. Only `agent` and `card` are required. */
 export interface A2AServerOptions {
@@ -25,14 +29,36 @@ export interface A2AServerOptions {
   clock?: Clock;
   /** How long a key protects retries (default 24 h). A key never expires before its task. */
   keyTtlMs?: number;
-  /** Keys a tenant may hold before new keyed sends get 503 + Retry-After (default 100,000). */
-  maxKeysPerTenant?: number;
-  /** A retry after its key expired: `refuse` (default, SEMANTICS §2) or `treat-as-new` (seed 000). */
+  /**
+   * Live keys one scope (tenant + principal) may hold before its new keyed sends get 503 + Retry-After
+   * (default 100,000). Tombstones do not count.
+   */
+  maxKeysPerScope?: number;
+  /** A retry after its key expired: `refuse` (default, docs/semantics.md §2) or `treat-as-new` (a2a-rust's behaviour). */
   expiredKeys?: 'refuse' | 'treat-as-new';
   /** Longest a blocking send waits before answering with the current snapshot (default 60 s). */
   blockingTimeoutMs?: number;
   /** How long a `returnImmediately` send waits for the agent's first report before answering SUBMITTED (50 ms). */
   returnImmediatelyGraceMs?: number;
+  /** Push configs one task may hold; one more is refused with PUSH_CONFIG_LIMIT (default 16; ADR 0032). */
+  maxPushConfigsPerTask?: number;
+  /**
+   * Retention on a schedule inside the server, led by one process among those sharing the store (default: on,
+   * every 60 s; `false` turns it off, for hosts that run `a2a-once sweep` themselves). See ADR 0035.
+   */
+  retention?: false | RetentionScheduleOptions;
+  /**
+   * The lease a worker holds on the task it runs, renewed every third of it (default 30 s; at least 10 ms). A
+   * task whose lease lapsed lost its worker and is recovered (ADR 0037).
+   */
+  leaseMs?: number;
+  /**
+   * Recovery of tasks whose worker was lost, at start-up and every half lease (default: on). `false` turns the
+   * schedule off; a task a request touches is still recovered. See ADR 0037.
+   */
+  recovery?: false | RecoveryOptions;
+  /** The largest result a durable step may record, in bytes of JSON (default 256 KiB; ADR 0038). */
+  maxStepResultBytes?: number;
   metrics?: ServerMetrics;
   logger?: ServerLogger;
 }
@@ -45,10 +71,15 @@ export interface ResolvedServerOptions {
   readonly store: TaskStore;
   readonly clock: Clock;
   readonly keyTtlMs: number;
-  readonly maxKeysPerTenant: number;
+  readonly maxKeysPerScope: number;
   readonly expiredKeys: 'refuse' | 'treat-as-new';
   readonly blockingTimeoutMs: number;
   readonly returnImmediatelyGraceMs: number;
+  readonly maxPushConfigsPerTask: number;
+  readonly retention: false | RetentionScheduleOptions;
+  readonly leaseMs: number;
+  readonly recovery: false | RecoveryOptions;
+  readonly maxStepResultBytes: number;
   readonly metrics: ServerMetrics;
   readonly logger: ServerLogger;
 }
@@ -63,11 +94,24 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
     store: o.store ?? new MemoryTaskStore({ clock }),
     clock,
     keyTtlMs: o.keyTtlMs ?? DEFAULT_KEY_TTL_MS,
-    maxKeysPerTenant: o.maxKeysPerTenant ?? 100_000,
+    maxKeysPerScope: o.maxKeysPerScope ?? 100_000,
     expiredKeys: o.expiredKeys ?? 'refuse',
     blockingTimeoutMs: o.blockingTimeoutMs ?? 60_000,
     returnImmediatelyGraceMs: o.returnImmediatelyGraceMs ?? 50,
+    maxPushConfigsPerTask: o.maxPushConfigsPerTask ?? 16,
+    retention: o.retention ?? {},
+    leaseMs: checkLeaseMs(o.leaseMs ?? DEFAULT_LEASE_MS),
+    recovery: o.recovery ?? {},
+    maxStepResultBytes: positiveWhole(
+      'maxStepResultBytes',
+      o.maxStepResultBytes ?? DEFAULT_MAX_STEP_RESULT_BYTES,
+    ),
     metrics: o.metrics ?? noopMetrics,
-    logger: o.logger ?? silentLogger,
+    logger: o.logger ?? jsonLineLogger(), // warn and error on stderr (ADR 0029); pass silentLogger for none
   };
+}
+
+function positiveWhole(name: string, n: number): number {
+  if (!Number.isSafeInteger(n) || n <= 0) throw new RangeError(`${name} must be a positive whole number`);
+  return n;
 }

@@ -1,5 +1,5 @@
 /**
- * Issue 4 point 6: `a2a-once serve` defaults to SQLite in ./a2a-once.db, so a server killed with SIGKILL and
+ * `a2a-once serve` defaults to SQLite in ./a2a-once.db, so a server killed with SIGKILL and
  * restarted still replays the keys it claimed before: the retry runs nothing.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mintKey, setKey } from '../../src/idempotency/index.js';
-import { countEffects } from '../../src/server/agents/index.js';
+import { countEffects } from '../../src/cli/agents/index.js';
 import { cliBuilt, startServe } from './serve-process.js';
 import { sendForTask, userMessage } from './wire.js';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 2 point 6: `a2a-once serve` prints exactly one line `a2a-once listening on http://HOST:PORT`, serves
+ * `a2a-once serve` prints exactly one line `a2a-once listening on http://HOST:PORT`, serves
  * until SIGINT or SIGTERM, then shuts down cleanly (exit code 0).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -55,6 +55,6 @@ describe.skipIf(!cliBuilt)('a2a-once serve', () => {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     expect(await exitOf(child)).toBe(2);
-    expect(stderr).toMatch(/--agent must be one of echo, tck, ask, slow/);
+    expect(stderr).toMatch(/--agent must be one of echo, tck, ask, slow, delegating/);
   });
 });

@@ -20,6 +20,8 @@ export interface ServeProcess {
   stop(): Promise<void>;
   /** SIGKILL (no cleanup at all) and wait for exit. */
   kill9(): Promise<void>;
+  /** Everything the process wrote on stderr so far. */
+  stderr(): string;
 }
 
 /** Starts `a2a-once serve` with `args`; resolves once it prints its URL. */
@@ -46,7 +48,13 @@ export function startServe(args: string[], cwd?: string, timeoutMs = 15_000): Pr
       const m = /a2a-once listening on (http:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1]!, child, stop: () => stopWith('SIGTERM'), kill9: () => stopWith('SIGKILL') });
+        resolve({
+          url: m[1]!,
+          child,
+          stop: () => stopWith('SIGTERM'),
+          kill9: () => stopWith('SIGKILL'),
+          stderr: () => stderr,
+        });
       }
     });
     child.once('exit', (code) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 4 point 4: two `a2a-once serve` processes on one PostgreSQL database behave as one server for every
+ * Two `a2a-once serve` processes on one PostgreSQL database behave as one server for every
  * keyed send: one execution, one task, whichever replica a retry lands on.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey, setKey } from '../../src/idempotency/index.js';
 import type { StreamResponse, Task } from '../../src/protocol/model.js';
-import { countEffects } from '../../src/server/agents/index.js';
+import { countEffects } from '../../src/cli/agents/index.js';
 import { dropSchema, freshSchemaUrl, postgresAvailable } from './postgres-server.js';
 import { cliBuilt, startServe, type ServeProcess } from './serve-process.js';
 import { rpc, rpcStream, sendForTask, userMessage } from './wire.js';

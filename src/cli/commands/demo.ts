@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintKey, setKey } from '../../idempotency/index.js';
 import type { Message } from '../../protocol/model.js';
-import { countEffects, createAgent, EffectsLog } from '../../server/agents/index.js';
+import { countEffects, createAgent, EffectsLog } from '../agents/index.js';
 import { createA2AServer } from '../../server/create-server.js';
 import { serveNode } from '../../server/node/index.js';
 import { openStore } from '../../store/open-store.js';

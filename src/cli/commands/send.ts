@@ -1,6 +1,6 @@
 /**
  * `a2a-once send URL TEXT [--key auto|KEY] [--message-id ID] [--stream] [--task-id ID] [--no-retry] [--json]`:
- * send a message, once (SEMANTICS §7). Without `--key` the client keys the send when the agent honours keys;
+ * send a message, once (docs/semantics.md §7). Without `--key` the client keys the send when the agent honours keys;
  * `--key auto` always mints one, `--key KEY` uses yours. Streamed updates print as they arrive. An outcome the
  * client cannot know exits 3 and says how to resend safely: the same key and the same message id.
  */

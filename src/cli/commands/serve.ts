@@ -1,16 +1,29 @@
 /**
  * `a2a-once serve`: serves a built-in agent over JSON-RPC and HTTP+JSON until SIGINT/SIGTERM.
  *
- *   a2a-once serve [--host 127.0.0.1] [--port N] [--agent echo|tck|ask|slow] [--store URL]
+ *   a2a-once serve [--host 127.0.0.1] [--port N] [--agent echo|tck|ask|slow|delegating|ledger] [--store URL]
  *                  [--key-ttl 24h] [--tombstone-ttl 7d] [--max-keys N] [--expired-keys refuse|treat-as-new]
- *                  [--effects-log FILE] [--delay-ms N] [--verbose]
+ *                  [--retention-interval 60s|off] [--retain-finished 7d] [--abandon-after 30d]
+ *                  [--lease 30s] [--effects-log FILE] [--delay-ms N] [--verbose]
+ *
+ * Retention runs inside the server every `--retention-interval` (one replica at a time leads it, ADR 0035):
+ * finished tasks older than `--retain-finished` go, expired keys become tombstones, tombstones older than
+ * `--tombstone-ttl` go, and interrupted tasks nobody continued for `--abandon-after` are ended.
+ *
+ * Every running task is held under a lease of `--lease` (renewed every third of it). A task whose lease lapsed
+ * lost its server (kill -9, OOM, a deploy) and is recovered (ADR 0037): at start-up, every half lease, and when a
+ * request touches it; resumed when the agent can resume (`slow`), ended FAILED otherwise. Start-up recovery
+ * prints one line on stderr: `a2a-once recovered N task(s) on start-up: R resumed, F failed`.
  *
  * The store defaults to SQLite in ./a2a-once.db, so a restarted server still replays the keys it claimed before
- * the restart. Prints exactly one line, `a2a-once listening on http://HOST:PORT`, when it is ready.
+ * the restart, and recovers the tasks it left running. Prints exactly one line on stdout,
+ * `a2a-once listening on http://HOST:PORT`, when it is ready.
  */
 import { openStore, describeStoreUrl } from '../../store/open-store.js';
-import { createAgent, EffectsLog, isAgentName, AGENT_NAMES } from '../../server/agents/index.js';
+import { createAgent, EffectsLog, isAgentName, AGENT_NAMES } from '../agents/index.js';
 import { createA2AServer } from '../../server/create-server.js';
+import type { RecoveryReport } from '../../server/recovery/task-recovery.js';
+import { MIN_LEASE_MS } from '../../server/runner/turn-lease.js';
 import { jsonLineLogger } from '../../server/observability/logger.js';
 import { serveNode } from '../../server/node/index.js';
 import { parseArgs, parseDuration, UsageError } from '../args.js';
@@ -24,6 +37,25 @@ function positiveInt(name: string, text: string | undefined, fallback: number): 
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer`);
   return n;
+}
+
+function positiveDuration(name: string, text: string): number {
+  const ms = parseDuration(text);
+  if (ms <= 0) throw new UsageError(`--${name} must be longer than zero`);
+  return ms;
+}
+
+/** `--lease`: a duration of at least MIN_LEASE_MS (renewals come every third of it). */
+function leaseDuration(text: string): number {
+  const ms = parseDuration(text);
+  if (ms < MIN_LEASE_MS) throw new UsageError(`--lease must be at least ${MIN_LEASE_MS}ms`);
+  return ms;
+}
+
+/** The start-up recovery line. */
+export function recoveryLine(r: RecoveryReport): string {
+  const n = r.resumed + r.failed;
+  return `a2a-once recovered ${n} task(s) on start-up: ${r.resumed} resumed, ${r.failed} failed`;
 }
 
 /** Runs `serve`; resolves with the exit code after shutdown. */
@@ -42,6 +74,10 @@ export async function run(args: string[], io: CliIO): Promise<number> {
         'expired-keys',
         'effects-log',
         'delay-ms',
+        'retention-interval',
+        'retain-finished',
+        'abandon-after',
+        'lease',
       ],
       flags: ['verbose'],
     });
@@ -59,6 +95,17 @@ export async function run(args: string[], io: CliIO): Promise<number> {
     const host = opts.values.get('host') ?? '127.0.0.1';
     const storeUrl = opts.values.get('store') ?? DEFAULT_STORE_URL;
     const effectsPath = opts.values.get('effects-log');
+    const retentionInterval = opts.values.get('retention-interval') ?? '60s';
+    const leaseMs = leaseDuration(opts.values.get('lease') ?? '30s');
+    const retention =
+      retentionInterval === 'off'
+        ? (false as const)
+        : {
+            intervalMs: positiveDuration('retention-interval', retentionInterval),
+            terminalMaxAgeMs: positiveDuration('retain-finished', opts.values.get('retain-finished') ?? '7d'),
+            tombstoneMaxAgeMs: tombstoneTtlMs,
+            interruptedMaxAgeMs: positiveDuration('abandon-after', opts.values.get('abandon-after') ?? '30d'),
+          };
 
     const store = await openStore(storeUrl, { tombstoneTtlMs });
     const agent = createAgent(agentName, {
@@ -71,13 +118,25 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       ...(agent.extendedCard ? { extendedCard: agent.extendedCard } : {}),
       store,
       keyTtlMs,
-      maxKeysPerTenant: maxKeys,
+      maxKeysPerScope: maxKeys,
       expiredKeys: expired,
+      retention,
+      leaseMs,
       logger: jsonLineLogger(opts.flags.has('verbose')),
     });
+    // Before listening: what the previous run left behind is settled (or running again) by the time we serve.
+    if (server.recovery) io.err(recoveryLine(await server.recovery.startup));
+    // GetTask calls carrying a delegation renewal keep leased child tasks alive (ADR 0039).
     const handle = await serveNode(server.fetch, { host, port });
     io.out(`a2a-once listening on ${handle.url}`);
-    if (opts.flags.has('verbose')) io.err(`agent ${agentName}, store ${describeStoreUrl(storeUrl)}`);
+    if (opts.flags.has('verbose')) {
+      io.err(`agent ${agentName}, store ${describeStoreUrl(storeUrl)}, lease ${leaseMs} ms`);
+      io.err(
+        retention === false
+          ? 'retention: off (run a2a-once sweep)'
+          : `retention: every ${retentionInterval}, led by one replica (${server.retention?.settings.holder ?? ''})`,
+      );
+    }
 
     await new Promise<void>((resolve) => {
       const stop = () => {

@@ -1,10 +1,12 @@
 /**
- * `a2a-once sweep --store URL [--older-than 7d] [--tombstone-ttl 7d] [--batch-size N] [--max-batches N] [--json]`:
- * runs `purgeExpired` once (SEMANTICS §6: nothing is deleted on a timer unless the operator asks). Progress goes
+ * `a2a-once sweep --store URL [--older-than 7d] [--tombstone-ttl 7d] [--abandon-after 30d] [--batch-size N]
+ * [--max-batches N] [--json]`: runs `purgeExpired` once, by hand (the server also runs it on a schedule,
+ * docs/semantics.md §6 and ADR 0035). Progress goes
  * to stderr, redrawn in place on a terminal and a line per batch otherwise; the report goes to stdout.
  */
 import { describeStoreUrl, openStore } from '../../store/open-store.js';
 import {
+  DEFAULT_INTERRUPTED_MAX_AGE_MS,
   DEFAULT_PURGE_BATCH_SIZE,
   DEFAULT_TERMINAL_MAX_AGE_MS,
   DEFAULT_TOMBSTONE_TTL_MS,
@@ -15,7 +17,7 @@ import { parseArgs, parseDuration, usageFailure, UsageError } from '../args.js';
 import type { CliIO } from '../io.js';
 
 const USAGE =
-  'usage: a2a-once sweep --store URL [--older-than 7d] [--tombstone-ttl 7d] [--batch-size N] [--max-batches N] [--json]';
+  'usage: a2a-once sweep --store URL [--older-than 7d] [--tombstone-ttl 7d] [--abandon-after 30d] [--batch-size N] [--max-batches N] [--json]';
 
 /** Cursor up one line and clear it: redraws the progress line on a terminal. */
 const REDRAW = '\u001b[1A\u001b[2K';
@@ -34,7 +36,7 @@ function positiveInt(name: string, text: string | undefined): number | undefined
 
 function parse(args: string[]): SweepArgs | 'help' {
   const p = parseArgs(args, {
-    values: ['store', 'older-than', 'tombstone-ttl', 'batch-size', 'max-batches'],
+    values: ['store', 'older-than', 'tombstone-ttl', 'abandon-after', 'batch-size', 'max-batches'],
     flags: ['json', 'help'],
   });
   if (p.flags.has('help')) return 'help';
@@ -43,6 +45,7 @@ function parse(args: string[]): SweepArgs | 'help' {
   if (url === undefined) throw new UsageError('--store is required');
   const olderThan = p.values.get('older-than');
   const tombstoneTtl = p.values.get('tombstone-ttl');
+  const abandonAfter = p.values.get('abandon-after');
   const maxBatches = positiveInt('max-batches', p.values.get('max-batches'));
   return {
     url,
@@ -50,6 +53,8 @@ function parse(args: string[]): SweepArgs | 'help' {
     policy: {
       terminalMaxAgeMs: olderThan === undefined ? DEFAULT_TERMINAL_MAX_AGE_MS : parseDuration(olderThan),
       tombstoneMaxAgeMs: tombstoneTtl === undefined ? DEFAULT_TOMBSTONE_TTL_MS : parseDuration(tombstoneTtl),
+      interruptedMaxAgeMs:
+        abandonAfter === undefined ? DEFAULT_INTERRUPTED_MAX_AGE_MS : parseDuration(abandonAfter),
       batchSize: positiveInt('batch-size', p.values.get('batch-size')) ?? DEFAULT_PURGE_BATCH_SIZE,
       ...(maxBatches === undefined ? {} : { maxBatches }),
     },
@@ -57,7 +62,7 @@ function parse(args: string[]): SweepArgs | 'help' {
 }
 
 function progressLine(r: PurgeReport): string {
-  return `batch ${r.batches}: ${r.tasks} task(s) deleted, ${r.keys} key(s) expired, ${r.tombstones} tombstone(s) deleted`;
+  return `batch ${r.batches}: ${r.tasks} task(s) deleted, ${r.abandoned} abandoned task(s) ended, ${r.keys} key(s) expired, ${r.tombstones} tombstone(s) deleted`;
 }
 
 /** Runs the command; returns the exit code. */
@@ -88,7 +93,8 @@ export async function run(args: string[], io: CliIO): Promise<number> {
       if (json) io.out(JSON.stringify(report));
       else {
         io.out(
-          `${where}: ${report.tasks} task(s) deleted, ${report.keys} key(s) turned into tombstones, ` +
+          `${where}: ${report.tasks} task(s) deleted, ${report.abandoned} abandoned task(s) ended, ` +
+            `${report.keys} key(s) turned into tombstones, ` +
             `${report.tombstones} tombstone(s) deleted in ${report.batches} batch(es)`,
         );
         io.out(report.complete ? 'complete' : 'incomplete: --max-batches reached; run again to continue');

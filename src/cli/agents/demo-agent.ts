@@ -1,0 +1,23 @@
+/**
+ * The shape every built-in demo agent shares, so `a2a-once serve --agent NAME` can treat them alike.
+ */
+import type { AgentCard } from '../../protocol/agent-card.js';
+import type { AgentExecutor } from '../../server/agent-executor.js';
+import type { AgentCardInit } from '../../server/card.js';
+import type { EffectsLog } from './effects-log.js';
+
+/** A ready-to-serve agent: its executor, its card and, when it has one, its extended card. */
+export interface DemoAgent {
+  readonly executor: AgentExecutor;
+  readonly card: AgentCardInit;
+  /** Served by GetExtendedAgentCard when the card declares `capabilities.extendedAgentCard`. */
+  readonly extendedCard?: AgentCard;
+}
+
+/** Options the demo agents understand; each agent ignores what it has no use for. */
+export interface DemoAgentOptions {
+  /** Records one line per execution, so tests can count runs from outside the process. */
+  readonly effectsLog?: EffectsLog;
+  /** How long the slow agent works before completing (default 500 ms). */
+  readonly delayMs?: number;
+}

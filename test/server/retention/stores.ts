@@ -1,0 +1,76 @@
+/**
+ * The three stores for the retention-schedule tests, each with a way to open a second store on the same
+ * database (a replica). PostgreSQL uses the real server (PGlite where none answers, see pg-backend.ts).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock } from '../../../src/store/clock.js';
+import { MemoryTaskStore } from '../../../src/store/memory/memory-task-store.js';
+import { PostgresTaskStore } from '../../../src/store/postgres/index.js';
+import { SqliteTaskStore } from '../../../src/store/sqlite/index.js';
+import type { TaskStore } from '../../../src/store/task-store.js';
+import { freshSchema, pgBackend } from '../../store-contract/pg-backend.js';
+
+/** A store on a fresh database, and replicas onto the same one. */
+export interface StoreUnderTest {
+  readonly store: TaskStore;
+  readonly clock: ManualClock;
+  /** Another store on the same database, or undefined for a one-process store. */
+  replica(): Promise<TaskStore | undefined>;
+  cleanup(): Promise<void>;
+}
+
+/** Store kinds, by name. */
+export const STORE_KINDS = ['memory', 'sqlite', 'postgres'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
+/** Opens a fresh store of `kind`. */
+export async function openStoreUnderTest(kind: StoreKind): Promise<StoreUnderTest> {
+  const clock = new ManualClock();
+  if (kind === 'memory') {
+    const store = new MemoryTaskStore({ clock });
+    return { store, clock, replica: () => Promise.resolve(undefined), cleanup: () => store.close() };
+  }
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-once-retention-'));
+    const path = join(dir, 'store.db');
+    const opened: SqliteTaskStore[] = [];
+    const open = async () => {
+      const s = new SqliteTaskStore({ path, clock, pollIntervalMs: 10 });
+      await s.migrate();
+      opened.push(s);
+      return s;
+    };
+    const store = await open();
+    return {
+      store,
+      clock,
+      replica: open,
+      cleanup: async () => {
+        for (const s of opened) await s.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const backend = await pgBackend();
+  const schema = freshSchema();
+  const opened: PostgresTaskStore[] = [];
+  const open = async () => {
+    const s = new PostgresTaskStore({ pool: backend.pool(), schema, clock, pollIntervalMs: 10 });
+    await s.migrate();
+    opened.push(s);
+    return s;
+  };
+  const store = await open();
+  return {
+    store,
+    clock,
+    replica: open,
+    cleanup: async () => {
+      for (const s of opened) await s.close();
+      await backend.pool().query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await backend.end();
+    },
+  };
+}
