@@ -1,4 +1,4 @@
-// SendMessage throughput and latency (issue 3 point 9): raw node:http, @a2a-js/sdk 1.3.0, a2a-once unkeyed and
+// SendMessage throughput and latency: raw node:http, @a2a-js/sdk 1.3.0, a2a-once unkeyed and
 // a2a-once keyed, side by side in one run. Blocking JSON-RPC SendMessage, fresh messageId (and key) per request.
 //
 //   node bench/send-message.mjs [--duration 10] [--warmup 2] [--rounds 3] [--connections 16]

@@ -1,4 +1,4 @@
-// Keyed SendMessage throughput of a2a-once per store (issue 4 point 7): memory, SQLite (a file in a fresh temp dir)
+// Keyed SendMessage throughput of a2a-once per store: memory, SQLite (a file in a fresh temp dir)
 // and PostgreSQL (a fresh schema on the local server), in one run, as ratios to the in-memory figure.
 //
 //   node bench/store-throughput.mjs [--duration 10] [--warmup 2] [--rounds 3] [--connections 16]

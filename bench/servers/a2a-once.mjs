@@ -3,7 +3,7 @@
 // The key cap is raised far above what a run sends, so the keyed run measures sends, not 503 refusals.
 import { createA2AServer } from '../../dist/server/index.js';
 import { serveNode } from '../../dist/server/node/index.js';
-import { createEchoAgent } from '../../dist/server/agents/echo.js';
+import { createEchoAgent } from '../../dist/cli/agents/echo.js';
 import { openStore } from '../../dist/store/open-store.js';
 import { exitWithParent } from './serve-util.mjs';
 
@@ -24,7 +24,7 @@ const server = createA2AServer({
   agent: agent.executor,
   card: agent.card,
   store,
-  maxKeysPerTenant: 10_000_000,
+  maxKeysPerScope: 10_000_000,
 });
 const handle = await serveNode(server.fetch, { host: '127.0.0.1', port: 0 });
 process.stdout.write(`${handle.url}\n`);

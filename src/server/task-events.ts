@@ -1,5 +1,5 @@
 /**
- * How events change a task (A2A §3.1, digest §2.2): pure, copy-on-write functions. The store keeps the task and
+ * How events change a task (A2A §3.1, A2A v1.0): pure, copy-on-write functions. The store keeps the task and
  * its event log in step, so a snapshot at sequence `s` is exactly the fold of events 1..s over the created task.
  */
 import type { Artifact, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '../protocol/model.js';

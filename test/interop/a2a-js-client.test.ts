@@ -1,5 +1,5 @@
 /**
- * Interop (issue 2 point 7): the official `@a2a-js/sdk@1.3.0` client drives our server over real sockets,
+ * Interop: the official `@a2a-js/sdk@1.3.0` client drives our server over real sockets,
  * once over JSON-RPC and once over HTTP+JSON, through send, stream, get, list, cancel, subscribe and push-config
  * CRUD. Every call must succeed with the right shapes, or fail with the SDK's own error class; every response
  * body the client received must also parse with our own zod schemas.
@@ -26,7 +26,7 @@ import {
 } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../src/server/agents/index.js';
+import { createAgent } from '../../src/cli/agents/index.js';
 import { createA2AServer, type A2AServer } from '../../src/server/index.js';
 import { serveNode, type NodeServerHandle } from '../../src/server/node/index.js';
 import { checkExchanges, recordingFetch, settled, type Exchange } from './recording-fetch.js';

@@ -1,9 +1,10 @@
 /**
- * Issue 3 point 5 / SEMANTICS §2 "the store cannot honour keys": the agent card advertises the idempotency
+ * docs/semantics.md §2 "the store cannot honour keys": the agent card advertises the idempotency
  * extension (with `params` giving the key TTL) exactly when the configured store honours keys; a store that does
  * not is refused for keyed sends (-32004 / 400, nothing runs) and serves unkeyed ones; an operator's own entry for
  * the URI is kept as written.
  */
+import { DELEGATION_EXTENSION_URI } from '../../../src/server/delegation/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IDEMPOTENCY_EXTENSION_URI, IDEMPOTENCY_METADATA_KEY } from '../../../src/idempotency/index.js';
 import type { AgentCard, AgentExtension } from '../../../src/protocol/agent-card.js';
@@ -96,7 +97,11 @@ describe('the card advertises the extension exactly when the store honours keys'
     const other: AgentExtension = { uri: 'https://example.com/other', description: 'other' };
     const t = server({ card: { ...TEST_CARD, capabilities: { streaming: true, extensions: [other, own] } } });
     const card = await fetchCard(t.ep);
-    expect(card.capabilities.extensions).toEqual([other, own]);
+    // The server adds only its delegation extension (ADR 0039), after the operator's own entries.
+    expect(card.capabilities.extensions?.filter((e) => e.uri !== DELEGATION_EXTENSION_URI)).toEqual([
+      other,
+      own,
+    ]);
     // ...and keys are still honoured.
     const m = keyedMessage('hello');
     const a = taskOf(await send(t.ep, 'rest', m));

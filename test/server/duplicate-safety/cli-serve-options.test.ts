@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 4 on the command line: `a2a-once serve` with `--key-ttl`, `--tombstone-ttl`, `--max-keys`,
+ * On the command line: `a2a-once serve` with `--key-ttl`, `--tombstone-ttl`, `--max-keys`,
  * `--expired-keys`, checked by behaviour against the built CLI (dist/, built by `npm test`'s pretest), with the
  * effects log counting executions from outside the process.
  */
@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyHash, mintKey } from '../../../src/idempotency/index.js';
 import type { AgentCard } from '../../../src/protocol/agent-card.js';
-import { countEffects } from '../../../src/server/agents/index.js';
+import { countEffects } from '../../../src/cli/agents/index.js';
 import {
   BINDINGS,
   REFUSALS,

@@ -1,6 +1,6 @@
 import { afterEach } from 'vitest';
 /**
- * Shared helpers of the duplicate-safety suite (issue 3): wire builders for JSON-RPC and REST sends (unary and
+ * Shared helpers of the duplicate-safety suite: wire builders for JSON-RPC and REST sends (unary and
  * streaming), error extraction into one shape for both bindings, an SSE reader, a scripted agent that counts its
  * executions, a delegating TaskStore for fault injection, and a server factory over the in-memory store.
  */
@@ -18,7 +18,13 @@ import { InMemoryMetrics } from '../../../src/server/observability/metrics.js';
 import type { A2AServerOptions } from '../../../src/server/options.js';
 import { ManualClock } from '../../../src/store/clock.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from '../../../src/store/memory/memory-task-store.js';
-import type { KeyRecord, StoredEvent, StoredTask } from '../../../src/store/records.js';
+import type {
+  KeyRecord,
+  LapsedTask,
+  StepRecord,
+  StoredEvent,
+  StoredTask,
+} from '../../../src/store/records.js';
 import type { PurgeReport, RetentionPolicy } from '../../../src/store/retention.js';
 import type { Scope } from '../../../src/store/scope.js';
 import type {
@@ -27,6 +33,8 @@ import type {
   CommitResult,
   CreateTaskInput,
   CreateTaskResult,
+  StepInput,
+  StepResult,
   StoreCapabilities,
   TaskPage,
   TaskQuery,
@@ -190,7 +198,7 @@ export function extractError(
   };
 }
 
-/** What SEMANTICS.md says a refusal looks like on the wire. */
+/** What docs/semantics.md says a refusal looks like on the wire. */
 export interface ExpectedRefusal {
   /** JSON-RPC code. */
   readonly code: number;
@@ -641,6 +649,21 @@ export class DelegatingStore implements TaskStore {
   }
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
     return this.inner.purgeExpired(policy);
+  }
+  tryLead(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    return this.inner.tryLead(role, holder, ttlMs);
+  }
+  renewLease(scope: Scope, taskId: string, fence: number, owner: string, ttlMs: number): Promise<boolean> {
+    return this.inner.renewLease(scope, taskId, fence, owner, ttlMs);
+  }
+  findLapsedLeases(limit: number): Promise<LapsedTask[]> {
+    return this.inner.findLapsedLeases(limit);
+  }
+  recordStep(scope: Scope, taskId: string, input: StepInput): Promise<StepResult> {
+    return this.inner.recordStep(scope, taskId, input);
+  }
+  getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
+    return this.inner.getStep(scope, taskId, name);
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 4 / SEMANTICS §2 "Defaults", §6: key lifetime with a controllable clock. TTL (default 24 h),
+ * docs/semantics.md §2 "Defaults", §6: key lifetime with a controllable clock. TTL (default 24 h),
  * tombstones (default 7 days), the expired outcome and its `treat-as-new` switch, a key that outlives its task
  * (TASK_NOT_FOUND after a purge), a key that never expires before its task, and the per-tenant cap
  * (503 + Retry-After; JSON-RPC -32603 IDEMPOTENCY_CAPACITY) with nothing run. Over JSON-RPC and REST.
@@ -33,7 +33,7 @@ describe('defaults', () => {
   it('key TTL 24 h, cap 100,000 keys per tenant, expired keys refused', () => {
     const o = resolveServerOptions({ agent: new ScriptedAgent(), card: TEST_CARD });
     expect(o.keyTtlMs).toBe(24 * HOUR);
-    expect(o.maxKeysPerTenant).toBe(100_000);
+    expect(o.maxKeysPerScope).toBe(100_000);
     expect(o.expiredKeys).toBe('refuse');
   });
 });
@@ -185,7 +185,7 @@ describe.each(BINDINGS)('key lifetime over %s (ManualClock)', (binding: Binding)
   });
 
   it('the per-tenant cap: 503 + Retry-After (JSON-RPC -32603 IDEMPOTENCY_CAPACITY), nothing runs; expired keys free it', async () => {
-    const t = server({ keyTtlMs: HOUR, maxKeysPerTenant: 3 });
+    const t = server({ keyTtlMs: HOUR, maxKeysPerScope: 3 });
     for (let i = 0; i < 3; i++) taskOf(await send(t.ep, binding, keyedMessage(`k${i}`)));
     const refused = keyedMessage('over the cap');
     const e = errorOf(await send(t.ep, binding, refused));
@@ -193,15 +193,15 @@ describe.each(BINDINGS)('key lifetime over %s (ManualClock)', (binding: Binding)
     expect(e.httpStatus).toBe(503);
     expect(Number(e.retryAfter)).toBeGreaterThan(0);
     expect(t.agent.executions).toHaveLength(3);
-    expect(t.memory.keyCount('')).toBe(3);
-    // Tombstones still count while they are kept ...
+    expect(t.memory.keyCount(ANON)).toBe(3);
+    // Still refused while the keys' tasks exist (a key never expires before its task) ...
     t.clock.advance(HOUR);
-    await t.memory.purgeExpired({ terminalMaxAgeMs: 0 });
     expect(refusalShape(errorOf(await send(t.ep, binding, refused)))).toEqual(
       expectedShape(binding, REFUSALS.capacity),
     );
-    // ... and once they age out the cap frees up, without an explicit purge.
-    t.clock.advance(7 * DAY);
+    // ... and once the tasks are gone the expired keys become tombstones, which never count (ADR 0026).
+    await t.memory.purgeExpired({ terminalMaxAgeMs: 0 });
+    expect(t.memory.keyCount(ANON)).toBe(0);
     const admitted = taskOf(await send(t.ep, binding, refused));
     expect(admitted.status.state).toBe('TASK_STATE_COMPLETED');
     // The task and its key really are in the store: GetTask finds it and a retry replays it.

@@ -1,5 +1,5 @@
 /**
- * SEMANTICS §1 and §2, row by row, over JSON-RPC and REST: the outcomes of a keyed send, the key's form and
+ * docs/semantics.md §1 and §2, row by row, over JSON-RPC and REST: the outcomes of a keyed send, the key's form and
  * scope, and where the claim sits (after every check that can refuse on its own terms, released when anything
  * fails before the task is handed to its worker).
  */
@@ -38,7 +38,7 @@ import {
   serversClosedAfterEach,
 } from './helpers.js';
 
-describe.each(BINDINGS)('SEMANTICS §2 keyed send outcomes over %s', (binding: Binding) => {
+describe.each(BINDINGS)('docs/semantics.md §2 keyed send outcomes over %s', (binding: Binding) => {
   let t: TestServer;
   beforeEach(() => {
     t = makeServer();
@@ -223,223 +223,229 @@ describe.each(BINDINGS)('SEMANTICS §2 keyed send outcomes over %s', (binding: B
   });
 });
 
-describe.each(BINDINGS)('SEMANTICS §2 outcomes that need server options, over %s', (binding: Binding) => {
-  const servers: TestServer[] = [];
-  const server = (o: Parameters<typeof makeServer>[0]) => {
-    const s = makeServer(o);
-    servers.push(s);
-    return s;
-  };
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-
-  it('K past its TTL with a tombstone: IDEMPOTENCY_KEY_EXPIRED, never silently run again', async () => {
-    const t = server({ keyTtlMs: 60_000 });
-    const m = keyedMessage('hello');
-    taskOf(await send(t.ep, binding, m));
-    t.clock.advance(60_001);
-    const report = await t.memory.purgeExpired({ terminalMaxAgeMs: 0 });
-    expect(report).toMatchObject({ tasks: 1, keys: 1 });
-    const e = errorOf(await send(t.ep, binding, m));
-    expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.keyExpired));
-    expect(t.agent.executions).toHaveLength(1);
-  });
-
-  it('expiredKeys: treat-as-new runs an expired key again as a new task (seed 000)', async () => {
-    const t = server({ keyTtlMs: 60_000, expiredKeys: 'treat-as-new' });
-    const m = keyedMessage('hello');
-    const first = taskOf(await send(t.ep, binding, m));
-    t.clock.advance(60_001);
-    await t.memory.purgeExpired({ terminalMaxAgeMs: 0 });
-    const second = taskOf(await send(t.ep, binding, m));
-    expect(second.id).not.toBe(first.id);
-    expect(t.agent.executions).toHaveLength(2);
-    const old = taskOf(await send(t.ep, binding, keyedMessage('old', mintKey(t.clock.now() - 3 * DAY))));
-    expect(old.status.state).toBe('TASK_STATE_COMPLETED');
-  });
-
-  it('key index at its cap: 503 + Retry-After (JSON-RPC -32603 IDEMPOTENCY_CAPACITY) and nothing runs', async () => {
-    const t = server({ maxKeysPerTenant: 2 });
-    const held = [keyedMessage('one'), keyedMessage('two')];
-    for (const m of held) taskOf(await send(t.ep, binding, m));
-    const a = await send(t.ep, binding, keyedMessage('three'));
-    const e = errorOf(a);
-    expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.capacity));
-    expect(e.httpStatus).toBe(503);
-    expect(Number(e.retryAfter)).toBeGreaterThan(0);
-    expect(t.agent.executions).toHaveLength(2);
-    expect(t.memory.taskCount).toBe(2);
-    // At the cap, a retry of a held key still replays and an unkeyed send still runs.
-    expect(taskOf(await send(t.ep, binding, held[0]!)).status.state).toBe('TASK_STATE_COMPLETED');
-    taskOf(await send(t.ep, binding, userMessage('unkeyed')));
-    expect(t.agent.executions).toHaveLength(3);
-    // The cap is per tenant.
-    taskOf(await send(t.ep, binding, keyedMessage('elsewhere'), { tenant: 'other-tenant' }));
-  });
-
-  it('key index at its cap, streaming: the same 503 refusal before any event', async () => {
-    const t = server({ maxKeysPerTenant: 1 });
-    taskOf(await send(t.ep, binding, keyedMessage('one')));
-    const open = await openStream(t.ep, binding, keyedMessage('two'));
-    const e = errorOf(open);
-    expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.capacity));
-    expect(e.httpStatus).toBe(503);
-    expect(Number(e.retryAfter)).toBeGreaterThan(0);
-    expect(t.agent.executions).toHaveLength(1);
-  });
-
-  it('key scope is the principal: another principal’s identical key never reaches the first one’s task', async () => {
-    const t = server({ http: { authenticate: (req) => req.headers.get('x-principal') ?? undefined } });
-    const m = keyedMessage('hello');
-    const alice = taskOf(await send(t.ep, binding, m, { headers: { 'x-principal': 'alice' } }));
-    const bob = taskOf(await send(t.ep, binding, m, { headers: { 'x-principal': 'bob' } }));
-    expect(bob.id).not.toBe(alice.id);
-    const e = errorOf(await getTask(t.ep, binding, alice.id, undefined, { 'x-principal': 'bob' }));
-    expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.taskNotFound));
-    expect(taskOf(await send(t.ep, binding, m, { headers: { 'x-principal': 'alice' } })).id).toBe(alice.id);
-  });
-});
-
-describe.each(BINDINGS)('claim placement over %s (SEMANTICS §2 "Claim placement")', (binding: Binding) => {
-  const server = serversClosedAfterEach();
-
-  it('a send refused by the push-config check does not claim its key; the retry without it runs', async () => {
-    const t = server();
-    const key = freshKey();
-    const m = keyedMessage('hello', key);
-    const e = errorOf(await send(t.ep, binding, m, { pushConfig: { url: 'https://example.com/hook' } }));
-    expect(e.reason).toBe('PUSH_NOTIFICATION_NOT_SUPPORTED');
-    expect(await t.memory.getKey(ANON, key)).toBeUndefined();
-    expect(taskOf(await send(t.ep, binding, m)).status.state).toBe('TASK_STATE_COMPLETED');
-    expect(t.agent.executions).toHaveLength(1);
-  });
-
-  it('a send refused by version negotiation does not claim its key', async () => {
-    const t = server();
-    const key = freshKey();
-    const m = keyedMessage('hello', key);
-    const e = errorOf(await send(t.ep, binding, m, { headers: { 'A2A-Version': '9.9' } }));
-    expect(e.reason).toBe('VERSION_NOT_SUPPORTED');
-    expect(await t.memory.getKey(ANON, key)).toBeUndefined();
-    expect(t.agent.executions).toHaveLength(0);
-  });
-
-  it('a send refused for a missing required extension does not claim its key', async () => {
-    const t = server({
-      card: {
-        name: 'x',
-        description: 'x',
-        capabilities: {
-          streaming: true,
-          extensions: [{ uri: 'https://example.com/ext/required', required: true }],
-        },
-      },
+describe.each(BINDINGS)(
+  'docs/semantics.md §2 outcomes that need server options, over %s',
+  (binding: Binding) => {
+    const servers: TestServer[] = [];
+    const server = (o: Parameters<typeof makeServer>[0]) => {
+      const s = makeServer(o);
+      servers.push(s);
+      return s;
+    };
+    afterEach(async () => {
+      await Promise.all(servers.splice(0).map((s) => s.close()));
     });
-    const key = freshKey();
-    const e = errorOf(await send(t.ep, binding, keyedMessage('hello', key)));
-    expect(e.reason).toBe('EXTENSION_SUPPORT_REQUIRED');
-    expect(await t.memory.getKey(ANON, key)).toBeUndefined();
-    expect(t.agent.executions).toHaveLength(0);
-  });
 
-  it('a send refused by the lifecycle guard does not claim its key', async () => {
-    const t = server();
-    const first = taskOf(await send(t.ep, binding, userMessage('done')));
-    const key = freshKey();
-    const e = errorOf(await send(t.ep, binding, keyedMessage('more', key, { taskId: first.id })));
-    expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.unsupported));
-    expect(await t.memory.getKey(ANON, key)).toBeUndefined();
-    // The key is free for a new send.
-    expect(taskOf(await send(t.ep, binding, keyedMessage('fresh', key))).status.state).toBe(
-      'TASK_STATE_COMPLETED',
-    );
-  });
+    it('K past its TTL with a tombstone: IDEMPOTENCY_KEY_EXPIRED, never silently run again', async () => {
+      const t = server({ keyTtlMs: 60_000 });
+      const m = keyedMessage('hello');
+      taskOf(await send(t.ep, binding, m));
+      t.clock.advance(60_001);
+      const report = await t.memory.purgeExpired({ terminalMaxAgeMs: 0 });
+      expect(report).toMatchObject({ tasks: 1, keys: 1 });
+      const e = errorOf(await send(t.ep, binding, m));
+      expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.keyExpired));
+      expect(t.agent.executions).toHaveLength(1);
+    });
 
-  it('a claim whose task could not be handed to a worker is released; the retry runs once', async () => {
-    const t = server();
-    const runner: Runner = t.server.handler.runner;
-    const start = runner.start.bind(runner);
-    let failNext = true;
-    runner.start = (turn) => {
-      if (failNext) {
-        failNext = false;
-        throw new Error('no worker available');
-      }
-      start(turn);
-    };
-    const key = freshKey();
-    const m = keyedMessage('hello', key);
-    const e = errorOf(await send(t.ep, binding, m));
-    expect(binding === 'jsonrpc' ? e.code : e.httpStatus).toBe(binding === 'jsonrpc' ? -32603 : 500);
-    await until(async () => (await t.memory.getKey(ANON, key)) === undefined, 2000, 'key released');
-    expect(t.memory.taskCount).toBe(0);
-    const task = taskOf(await send(t.ep, binding, m));
-    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(t.agent.executions).toHaveLength(1);
-    await until(
-      () => t.metrics.total('a2a_once.admission', { outcome: 'released' }) === 1,
-      2000,
-      'released counted',
-    );
-  });
+    it('expiredKeys: treat-as-new runs an expired key again as a new task (a2a-rust behaviour)', async () => {
+      const t = server({ keyTtlMs: 60_000, expiredKeys: 'treat-as-new' });
+      const m = keyedMessage('hello');
+      const first = taskOf(await send(t.ep, binding, m));
+      t.clock.advance(60_001);
+      await t.memory.purgeExpired({ terminalMaxAgeMs: 0 });
+      const second = taskOf(await send(t.ep, binding, m));
+      expect(second.id).not.toBe(first.id);
+      expect(t.agent.executions).toHaveLength(2);
+      const old = taskOf(await send(t.ep, binding, keyedMessage('old', mintKey(t.clock.now() - 3 * DAY))));
+      expect(old.status.state).toBe('TASK_STATE_COMPLETED');
+    });
 
-  it('the release completes before the failure is answered, so an immediate retry runs (async store)', async () => {
-    class SlowReleaseStore extends DelegatingStore {
-      override async releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean> {
-        await new Promise((r) => setTimeout(r, 150));
-        return this.inner.releaseClaim(scope, taskId, key);
-      }
-    }
-    const t = server({ wrap: (mem) => new SlowReleaseStore(mem), blockingTimeoutMs: 2000 });
-    const runner: Runner = t.server.handler.runner;
-    const start = runner.start.bind(runner);
-    let failNext = true;
-    runner.start = (turn) => {
-      if (failNext) {
-        failNext = false;
-        throw new Error('no worker available');
-      }
-      start(turn);
-    };
-    const m = keyedMessage('hello');
-    errorOf(await send(t.ep, binding, m));
-    // The caller retries at once, as SEMANTICS promises it may.
-    const retry = await withTimeout(send(t.ep, binding, m), 5000, 'retry');
-    const task = taskOf(retry);
-    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(t.agent.executions).toHaveLength(1);
-  });
+    it('key index at its cap: 503 + Retry-After (JSON-RPC -32603 IDEMPOTENCY_CAPACITY) and nothing runs', async () => {
+      const t = server({ maxKeysPerScope: 2 });
+      const held = [keyedMessage('one'), keyedMessage('two')];
+      for (const m of held) taskOf(await send(t.ep, binding, m));
+      const a = await send(t.ep, binding, keyedMessage('three'));
+      const e = errorOf(a);
+      expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.capacity));
+      expect(e.httpStatus).toBe(503);
+      expect(Number(e.retryAfter)).toBeGreaterThan(0);
+      expect(t.agent.executions).toHaveLength(2);
+      expect(t.memory.taskCount).toBe(2);
+      // At the cap, a retry of a held key still replays and an unkeyed send still runs.
+      expect(taskOf(await send(t.ep, binding, held[0]!)).status.state).toBe('TASK_STATE_COMPLETED');
+      taskOf(await send(t.ep, binding, userMessage('unkeyed')));
+      expect(t.agent.executions).toHaveLength(3);
+      // The cap is per tenant.
+      taskOf(await send(t.ep, binding, keyedMessage('elsewhere'), { tenant: 'other-tenant' }));
+    });
 
-  it('a throwing host logger after the claim cannot strand the claim: the send runs and its retry replays', async () => {
-    const capture = new CapturingLogger();
-    let throwOnce = true;
-    const logger: ServerLogger = {
-      debug: (msg, f) => {
-        if (throwOnce && msg === 'send admitted') {
-          throwOnce = false;
-          throw new Error('log sink unavailable');
+    it('key index at its cap, streaming: the same 503 refusal before any event', async () => {
+      const t = server({ maxKeysPerScope: 1 });
+      taskOf(await send(t.ep, binding, keyedMessage('one')));
+      const open = await openStream(t.ep, binding, keyedMessage('two'));
+      const e = errorOf(open);
+      expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.capacity));
+      expect(e.httpStatus).toBe(503);
+      expect(Number(e.retryAfter)).toBeGreaterThan(0);
+      expect(t.agent.executions).toHaveLength(1);
+    });
+
+    it('key scope is the principal: another principal’s identical key never reaches the first one’s task', async () => {
+      const t = server({ http: { authenticate: (req) => req.headers.get('x-principal') ?? undefined } });
+      const m = keyedMessage('hello');
+      const alice = taskOf(await send(t.ep, binding, m, { headers: { 'x-principal': 'alice' } }));
+      const bob = taskOf(await send(t.ep, binding, m, { headers: { 'x-principal': 'bob' } }));
+      expect(bob.id).not.toBe(alice.id);
+      const e = errorOf(await getTask(t.ep, binding, alice.id, undefined, { 'x-principal': 'bob' }));
+      expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.taskNotFound));
+      expect(taskOf(await send(t.ep, binding, m, { headers: { 'x-principal': 'alice' } })).id).toBe(alice.id);
+    });
+  },
+);
+
+describe.each(BINDINGS)(
+  'claim placement over %s (docs/semantics.md §2 "Claim placement")',
+  (binding: Binding) => {
+    const server = serversClosedAfterEach();
+
+    it('a send refused by the push-config check does not claim its key; the retry without it runs', async () => {
+      const t = server();
+      const key = freshKey();
+      const m = keyedMessage('hello', key);
+      const e = errorOf(await send(t.ep, binding, m, { pushConfig: { url: 'https://example.com/hook' } }));
+      expect(e.reason).toBe('PUSH_NOTIFICATION_NOT_SUPPORTED');
+      expect(await t.memory.getKey(ANON, key)).toBeUndefined();
+      expect(taskOf(await send(t.ep, binding, m)).status.state).toBe('TASK_STATE_COMPLETED');
+      expect(t.agent.executions).toHaveLength(1);
+    });
+
+    it('a send refused by version negotiation does not claim its key', async () => {
+      const t = server();
+      const key = freshKey();
+      const m = keyedMessage('hello', key);
+      const e = errorOf(await send(t.ep, binding, m, { headers: { 'A2A-Version': '9.9' } }));
+      expect(e.reason).toBe('VERSION_NOT_SUPPORTED');
+      expect(await t.memory.getKey(ANON, key)).toBeUndefined();
+      expect(t.agent.executions).toHaveLength(0);
+    });
+
+    it('a send refused for a missing required extension does not claim its key', async () => {
+      const t = server({
+        card: {
+          name: 'x',
+          description: 'x',
+          capabilities: {
+            streaming: true,
+            extensions: [{ uri: 'https://example.com/ext/required', required: true }],
+          },
+        },
+      });
+      const key = freshKey();
+      const e = errorOf(await send(t.ep, binding, keyedMessage('hello', key)));
+      expect(e.reason).toBe('EXTENSION_SUPPORT_REQUIRED');
+      expect(await t.memory.getKey(ANON, key)).toBeUndefined();
+      expect(t.agent.executions).toHaveLength(0);
+    });
+
+    it('a send refused by the lifecycle guard does not claim its key', async () => {
+      const t = server();
+      const first = taskOf(await send(t.ep, binding, userMessage('done')));
+      const key = freshKey();
+      const e = errorOf(await send(t.ep, binding, keyedMessage('more', key, { taskId: first.id })));
+      expect(refusalShape(e)).toEqual(expectedShape(binding, REFUSALS.unsupported));
+      expect(await t.memory.getKey(ANON, key)).toBeUndefined();
+      // The key is free for a new send.
+      expect(taskOf(await send(t.ep, binding, keyedMessage('fresh', key))).status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
+    });
+
+    it('a claim whose task could not be handed to a worker is released; the retry runs once', async () => {
+      const t = server();
+      const runner: Runner = t.server.handler.runner;
+      const start = runner.start.bind(runner);
+      let failNext = true;
+      runner.start = (turn) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('no worker available');
         }
-        capture.debug(msg, f);
-      },
-      info: (msg, f) => capture.info(msg, f),
-      warn: (msg, f) => capture.warn(msg, f),
-      error: (msg, f) => capture.error(msg, f),
-    };
-    const t = server({ logger, blockingTimeoutMs: 1000 });
-    const m = keyedMessage('hello');
-    // Host callbacks are isolated (admission.ts `safely`): a broken log sink is not the send's failure, so no
-    // task is ever created and then abandoned.
-    const first = taskOf(await send(t.ep, binding, m));
-    expect(first.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(throwOnce).toBe(false);
-    const task = taskOf(await withTimeout(send(t.ep, binding, m), 5000, 'retry'));
-    expect(task.id).toBe(first.id);
-    expect(t.agent.executions).toHaveLength(1);
-  });
-});
+        start(turn);
+      };
+      const key = freshKey();
+      const m = keyedMessage('hello', key);
+      const e = errorOf(await send(t.ep, binding, m));
+      expect(binding === 'jsonrpc' ? e.code : e.httpStatus).toBe(binding === 'jsonrpc' ? -32603 : 500);
+      await until(async () => (await t.memory.getKey(ANON, key)) === undefined, 2000, 'key released');
+      expect(t.memory.taskCount).toBe(0);
+      const task = taskOf(await send(t.ep, binding, m));
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(t.agent.executions).toHaveLength(1);
+      await until(
+        () => t.metrics.total('a2a_once.admission', { outcome: 'released' }) === 1,
+        2000,
+        'released counted',
+      );
+    });
 
-describe('SEMANTICS §2: racing first attempts in process (the full 100-way races are in races.test.ts)', () => {
+    it('the release completes before the failure is answered, so an immediate retry runs (async store)', async () => {
+      class SlowReleaseStore extends DelegatingStore {
+        override async releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean> {
+          await new Promise((r) => setTimeout(r, 150));
+          return this.inner.releaseClaim(scope, taskId, key);
+        }
+      }
+      const t = server({ wrap: (mem) => new SlowReleaseStore(mem), blockingTimeoutMs: 2000 });
+      const runner: Runner = t.server.handler.runner;
+      const start = runner.start.bind(runner);
+      let failNext = true;
+      runner.start = (turn) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('no worker available');
+        }
+        start(turn);
+      };
+      const m = keyedMessage('hello');
+      errorOf(await send(t.ep, binding, m));
+      // The caller retries at once, as docs/semantics.md promises it may.
+      const retry = await withTimeout(send(t.ep, binding, m), 5000, 'retry');
+      const task = taskOf(retry);
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(t.agent.executions).toHaveLength(1);
+    });
+
+    it('a throwing host logger after the claim cannot strand the claim: the send runs and its retry replays', async () => {
+      const capture = new CapturingLogger();
+      let throwOnce = true;
+      const logger: ServerLogger = {
+        debug: (msg, f) => {
+          if (throwOnce && msg === 'send admitted') {
+            throwOnce = false;
+            throw new Error('log sink unavailable');
+          }
+          capture.debug(msg, f);
+        },
+        info: (msg, f) => capture.info(msg, f),
+        warn: (msg, f) => capture.warn(msg, f),
+        error: (msg, f) => capture.error(msg, f),
+      };
+      const t = server({ logger, blockingTimeoutMs: 1000 });
+      const m = keyedMessage('hello');
+      // Host callbacks are isolated (admission.ts `safely`): a broken log sink is not the send's failure, so no
+      // task is ever created and then abandoned.
+      const first = taskOf(await send(t.ep, binding, m));
+      expect(first.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(throwOnce).toBe(false);
+      const task = taskOf(await withTimeout(send(t.ep, binding, m), 5000, 'retry'));
+      expect(task.id).toBe(first.id);
+      expect(t.agent.executions).toHaveLength(1);
+    });
+  },
+);
+
+describe('docs/semantics.md §2: racing first attempts in process (the full 100-way races are in races.test.ts)', () => {
   it.each(BINDINGS)(
     '10 racing identical keyed sends over %s: one claim, one task, one run',
     async (binding) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 8: the races, over real sockets (serveNode) and counted from outside with the effects log.
+ * The races, over real sockets (serveNode) and counted from outside with the effects log.
  * - 100 concurrent identical keyed sends: exactly one execution, 100 answers naming the same task, for blocking,
  *   non-blocking and streaming sends, over JSON-RPC and REST;
  * - 100 concurrent sends sharing a key under different messageIds: exactly one execution, the rest refused;
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/protocol/model.js';
-import { createAgent, EffectsLog, readEffects } from '../../../src/server/agents/index.js';
+import { createAgent, EffectsLog, readEffects } from '../../../src/cli/agents/index.js';
 import { createA2AServer, type A2AServer } from '../../../src/server/create-server.js';
 import { serveNode, type NodeServerHandle } from '../../../src/server/node/index.js';
 import {

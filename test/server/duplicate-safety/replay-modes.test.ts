@@ -1,5 +1,5 @@
 /**
- * Issue 3 point 3 / SEMANTICS §2 "replay": a retry honours its own mode. A blocking retry waits for the task like
+ * docs/semantics.md §2 "replay": a retry honours its own mode. A blocking retry waits for the task like
  * the first call would; `returnImmediately` returns the current snapshot; a streaming retry gets the snapshot,
  * then the live events, and ends when the original stream would. A retry racing the first attempt's task
  * creation still gets that task. Over JSON-RPC and REST.

@@ -1,5 +1,5 @@
 /**
- * The public agent card (digest §5, §8.6): `/.well-known/agent-card.json` with a JSONRPC and an HTTP+JSON
+ * The public agent card (A2A v1.0): `/.well-known/agent-card.json` with a JSONRPC and an HTTP+JSON
  * interface at protocolVersion 1.0, ETag / Last-Modified / Cache-Control, 304 revalidation; and the extended
  * card over both bindings.
  */
@@ -34,7 +34,7 @@ describe('GET /.well-known/agent-card.json', () => {
     expect(card.capabilities.streaming).toBe(true);
     expect(card.defaultInputModes.length).toBeGreaterThan(0);
     expect(card.skills.length).toBeGreaterThan(0);
-    // v0.3-only fields are gone (digest §5).
+    // v0.3-only fields are gone (A2A v1.0).
     for (const stale of ['url', 'preferredTransport', 'additionalInterfaces', 'protocolVersion']) {
       expect(raw).not.toHaveProperty(stale);
     }

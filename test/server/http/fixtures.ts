@@ -8,7 +8,7 @@ import type { AgentCard } from '../../../src/protocol/agent-card.js';
 import type { Task } from '../../../src/protocol/model.js';
 import { SendMessageResponseSchema, TaskSchema } from '../../../src/protocol/schemas/index.js';
 import type { AgentExecutor } from '../../../src/server/agent-executor.js';
-import { createAgent, type AgentName } from '../../../src/server/agents/index.js';
+import { createAgent, type AgentName } from '../../../src/cli/agents/index.js';
 import type { AgentCardInit } from '../../../src/server/card.js';
 import { createA2AServer, type A2AServer } from '../../../src/server/index.js';
 import type { HttpOptions } from '../../../src/server/http/http-options.js';

@@ -1,5 +1,5 @@
 /**
- * The JSON-RPC 2.0 binding (digest §1.2, §4.2): one POST endpoint, PascalCase methods, the envelope, the
+ * The JSON-RPC 2.0 binding (A2A v1.0): one POST endpoint, PascalCase methods, the envelope, the
  * wrapped SendMessage result, and error objects carrying a google.rpc.ErrorInfo in `data[0]`.
  */
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,7 +95,7 @@ describe('JSON-RPC envelope', () => {
     expect(list.configs.map((c) => c.id)).toEqual(['cfg-1']);
     const del = await rpc(tck, 'DeleteTaskPushNotificationConfig', { taskId: id, id: 'cfg-1' });
     expect(del.error).toBeUndefined();
-    // ProtoJSON Empty is {}; the JS server sends null. Either is acceptable (digest §1.2).
+    // ProtoJSON Empty is {}; the JS server sends null. Either is acceptable (A2A v1.0).
     expect(del.result === null || JSON.stringify(del.result) === '{}').toBe(true);
     const ext = await rpc(tck, 'GetExtendedAgentCard');
     expect(ext.error).toBeUndefined();

@@ -1,5 +1,5 @@
 /**
- * Task lifecycle through the HTTP surface (issue 2 point 3; digest §2.4, §2.5, §3): blocking sends by default
+ * Task lifecycle through the HTTP surface (A2A v1.0): blocking sends by default
  * and `returnImmediately`, `historyLength`, contextId inference and mismatch rejection, terminal tasks refused
  * (-32004), one writer at a time (a send to a SUBMITTED or WORKING task refused), cancel semantics, and the
  * AgentExecutor API (status updates, artifact chunks, direct replies, failures) as seen on the wire.

@@ -1,5 +1,5 @@
 /**
- * ListTasks (issue 2 point 3; digest §2.3, §2.5): filters (contextId, status, statusTimestampAfter), newest
+ * ListTasks (A2A v1.0): filters (contextId, status, statusTimestampAfter), newest
  * first by status timestamp, cursor paging with `nextPageToken` always present, `pageSize` / `totalSize`,
  * `includeArtifacts` (absent key when false), `historyLength`, validation errors. A ManualClock gives every
  * task a distinct, known status timestamp.

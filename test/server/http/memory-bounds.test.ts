@@ -1,5 +1,5 @@
 /**
- * The in-memory store's bounded footprint, seen through the server (issue 2 point 5): a configurable cap on
+ * The in-memory store's bounded footprint, seen through the server: a configurable cap on
  * tasks (the oldest terminal task is evicted; with no terminal task to evict, new sends get 503 + Retry-After)
  * and a configurable TTL for terminal tasks (active and interrupted tasks are never expired).
  */

@@ -1,5 +1,5 @@
 /**
- * The HTTP+JSON binding (digest §1.1, §1.3, §4.1, §4.2): every route, bare and under `/{tenant}`, success codes
+ * The HTTP+JSON binding (A2A v1.0): every route, bare and under `/{tenant}`, success codes
  * (201 create, 204 delete), camelCase query parameters, and google.rpc.Status error bodies with the HTTP status
  * and gRPC status name of the v1.0.1 mapping table.
  */
@@ -144,7 +144,7 @@ for (const prefix of ['', '/acme']) {
   });
 }
 
-describe('REST error bodies (google.rpc.Status, digest §4.1 table)', () => {
+describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
   it('unknown task: 404 NOT_FOUND TASK_NOT_FOUND', async () => {
     await expectRestError(await rest(tck, 'GET', '/tasks/nope'), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');
     await expectRestError(await rest(tck, 'POST', '/tasks/nope:cancel'), 404, 'NOT_FOUND', 'TASK_NOT_FOUND');

@@ -1,5 +1,5 @@
 /**
- * Service parameters (issue 2 point 3; digest §6, §7): `A2A-Version` (1.0 served; missing or empty served as
+ * Service parameters (A2A v1.0): `A2A-Version` (1.0 served; missing or empty served as
  * 1.0; a patch number ignored; anything else VersionNotSupported -32009) and `A2A-Extensions` (parsed, the
  * activated ones echoed, unknown ones ignored, a `required: true` extension enforced with -32008).
  */

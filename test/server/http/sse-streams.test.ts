@@ -1,5 +1,5 @@
 /**
- * Streams over real sockets (digest §1.5): SSE framing for both bindings, stream shapes (task lifecycle,
+ * Streams over real sockets (A2A v1.0): SSE framing for both bindings, stream shapes (task lifecycle,
  * message-only), where streams end (terminal, INPUT_REQUIRED, not AUTH_REQUIRED), refusals before the first
  * event answered as plain JSON, artifact chunks, and several subscribers of one task seeing the same events in
  * the same order.

@@ -1,5 +1,5 @@
 /**
- * Multi-tenancy (issue 2 point 3; digest §9): a tenant on every operation, from the REST `/{tenant}` prefix or
+ * Multi-tenancy (A2A v1.0): a tenant on every operation, from the REST `/{tenant}` prefix or
  * JSON-RPC `params.tenant`, and tasks isolated per tenant on every operation.
  */
 import { afterAll, describe, expect, it } from 'vitest';
