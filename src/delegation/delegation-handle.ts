@@ -1,13 +1,12 @@
 /**
- * The handle of a delegated child task, as an agent sees it (ADR 0040): its id, its polled states as events, how
- * it ended, and cancel / detach. One poll loop serves all of them; when the child is leased, each poll carries the
- * renewal header, so a parent renews exactly while it is still watching (ADR 0039). It is the twin of the
- * client's `DelegationHandle`: server and client never import each other, and both must behave alike (the
- * same tests run against both).
+ * The handle of a delegated child task (ADR 0040): its id, its polled states as events, how it ended, and cancel /
+ * detach. One poll loop serves all of them; when the child is leased, each poll carries the renewal header, so a
+ * parent renews exactly while it is still watching (ADR 0039). The client's `Delegation` and the server's
+ * `delegate` both return it: it lives below them, so neither spells it again.
  */
-import type { Message, Task } from '../../protocol/model.js';
-import type { TaskState } from '../../protocol/task-state.js';
-import { DELEGATION_EXTENSION_URI, LEASE_RENEWAL_HEADER } from './delegation-extension.js';
+import type { Message, Task } from '../protocol/model.js';
+import type { TaskState } from '../protocol/task-state.js';
+import { DELEGATION_EXTENSION_URI, LEASE_RENEWAL_HEADER } from './delegation-wire.js';
 import type { DelegationPeer } from './delegation-peer.js';
 
 /** How a child ended, as far as the parent can tell. */

@@ -2,7 +2,7 @@
  * What `delegate` needs of the client an agent passes in: the server never imports the client (layers only look
  * down), so it states the operations it uses and `A2AClient` from `a2a-once/client` fits them as it is.
  */
-import type { Message, SendMessageResponse, Task } from '../../protocol/model.js';
+import type { Message, SendMessageResponse, Task } from '../protocol/model.js';
 
 /** Per-call options the delegation passes. */
 export interface PeerCallOptions {

@@ -12,8 +12,7 @@
 import type { Artifact, JsonObject, Message, Part, Task } from '../protocol/model.js';
 import type { TaskState } from '../protocol/task-state.js';
 import type { DelegateOptions } from './delegation/delegate.js';
-import type { DelegationHandle } from './delegation/delegation-handle.js';
-import type { DelegationPeer } from './delegation/delegation-peer.js';
+import type { DelegationHandle, DelegationPeer } from '../delegation/index.js';
 
 /** An artifact to emit; `artifactId` is generated when absent. */
 export interface ArtifactInit {

@@ -9,9 +9,13 @@ import { keyOf, mintKey } from '../../idempotency/index.js';
 import { OutcomeUnknownError } from '../sends/outcome-unknown-error.js';
 import { toMessage, type MessageInput } from '../sends/send-options.js';
 import type { CallOptions } from '../connection/call-options.js';
-import { withDelegationLimits, type DelegationLimits } from './delegation-extension.js';
-import { DelegationHandle, type WatchOptions } from './delegation-handle.js';
-import type { DelegationPeer } from './delegation-peer.js';
+import {
+  DelegationHandle,
+  withDelegationLimits,
+  type DelegationLimits,
+  type DelegationPeer,
+  type WatchOptions,
+} from '../../delegation/index.js';
 
 /** Options of a delegation. */
 export interface DelegationOptions extends Omit<WatchOptions, 'leaseMs'>, DelegationLimits {

@@ -6,8 +6,8 @@ export {
   type DelegationOutcome,
   type DelegationStatus,
   type WatchOptions,
-} from './delegation-handle.js';
-export type { DelegationPeer } from './delegation-peer.js';
+} from '../../delegation/index.js';
+export type { DelegationPeer } from '../../delegation/index.js';
 export {
   DELEGATION_EXTENSION_URI,
   DELEGATION_METADATA_KEY,
@@ -15,4 +15,4 @@ export {
   MIN_LEASE_MS,
   withDelegationLimits,
   type DelegationLimits,
-} from './delegation-extension.js';
+} from '../../delegation/index.js';

@@ -19,14 +19,14 @@ import type { Message, Task } from '../../protocol/model.js';
 import type { AgentContext } from '../agent-executor.js';
 import { StoreWriteError } from '../runner/write-retry.js';
 import {
-  DELEGATION_EXTENSION_URI,
-  DELEGATION_METADATA_KEY,
+  DelegationHandle,
   MIN_LEASE_MS,
-  readChildLimits,
-  type ChildLimits,
-} from './delegation-extension.js';
-import { DelegationHandle, type WatchOptions } from './delegation-handle.js';
-import type { DelegationPeer } from './delegation-peer.js';
+  readDelegationLimits as readChildLimits,
+  withDelegationLimits,
+  type DelegationLimits as ChildLimits,
+  type DelegationPeer,
+  type WatchOptions,
+} from '../../delegation/index.js';
 
 /** Options of `delegate`. */
 export interface DelegateOptions extends Omit<WatchOptions, 'leaseMs'>, ChildLimits {
@@ -70,7 +70,7 @@ export async function delegate(
   let planned = false;
   const plan = await ctx.step<SendPlan>(`${name}.plan`, () => {
     planned = true;
-    const base = withLimits(toMessage(message), limits);
+    const base = withDelegationLimits(toMessage(message), limits);
     const key = keyOf(base) ?? (client.peerHonoursKeys ? mintKey() : undefined);
     return { message: key === undefined ? base : setKey(base, key), keyed: key !== undefined };
   });
@@ -188,20 +188,4 @@ function inheritedLimits(ctx: AgentContext, options: DelegateOptions): ChildLimi
 function toMessage(message: string | Message): Message {
   if (typeof message !== 'string') return { ...message };
   return { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: message }] };
-}
-
-function withLimits(message: Message, limits: ChildLimits): Message {
-  if (limits.leaseMs === undefined && limits.deadline === undefined) return message;
-  const entry = {
-    ...(limits.leaseMs !== undefined ? { leaseMs: limits.leaseMs } : {}),
-    ...(limits.deadline !== undefined ? { deadline: new Date(limits.deadline).toISOString() } : {}),
-  };
-  const extensions = message.extensions ?? [];
-  return {
-    ...message,
-    metadata: { ...message.metadata, [DELEGATION_METADATA_KEY]: entry },
-    extensions: extensions.includes(DELEGATION_EXTENSION_URI)
-      ? extensions
-      : [...extensions, DELEGATION_EXTENSION_URI],
-  };
 }

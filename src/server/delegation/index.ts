@@ -9,8 +9,8 @@ export {
   type DelegationOutcome,
   type DelegationStatus,
   type WatchOptions,
-} from './delegation-handle.js';
-export type { DelegationPeer, PeerCallOptions } from './delegation-peer.js';
+} from '../../delegation/index.js';
+export type { DelegationPeer, PeerCallOptions } from '../../delegation/index.js';
 export {
   advertiseDelegation,
   DELEGATION_EXTENSION_URI,

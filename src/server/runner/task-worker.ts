@@ -13,8 +13,7 @@
  */
 import { IDEMPOTENCY_METADATA_KEY } from '../../idempotency/index.js';
 import { delegate, type DelegateOptions } from '../delegation/delegate.js';
-import type { DelegationHandle } from '../delegation/delegation-handle.js';
-import type { DelegationPeer } from '../delegation/delegation-peer.js';
+import type { DelegationHandle, DelegationPeer } from '../../delegation/index.js';
 import { isoAt } from '../../protocol/iso-time.js';
 import { newUuid } from '../../protocol/uuid.js';
 import type {
