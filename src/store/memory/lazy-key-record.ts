@@ -21,16 +21,24 @@ export class LazyDigestKeyRecord implements KeyRecord {
     readonly taskId: string,
     readonly createdAt: number,
     readonly expiresAt: number,
-    compute: () => string,
+    digest: string | (() => string),
   ) {
-    this.#compute = compute;
+    if (typeof digest === 'string') this.#digest = digest;
+    else this.#compute = digest;
   }
 
+  /** The claiming message's digest, computed on first read (it is the costliest part of a keyed send). */
   get digest(): string {
     if (this.#digest === undefined) {
       this.#digest = this.#compute!();
+      // What the thunk holds on to (the message) can go now.
       this.#compute = undefined;
     }
     return this.#digest;
+  }
+
+  /** Whether the digest is known yet (given, or computed by a read). */
+  get digestKnown(): boolean {
+    return this.#digest !== undefined;
   }
 }

@@ -14,8 +14,11 @@ import type { MemoryPartition, TaskEntry } from './memory-partition.js';
 import { LazyDigestKeyRecord } from './lazy-key-record.js';
 import type { OrderedQueue, Queued } from './ordered-queue.js';
 
-/** A live key: it answers a retry with its task (or a conflict) until it expires with its task gone. */
-export class LiveKey implements Queued<LiveKey> {
+/**
+ * A live key: it answers a retry with its task (or a conflict) until it expires with its task gone. Its digest is
+ * deferred like any `LazyDigestKeyRecord`'s; what it adds are the store's private queue links.
+ */
+export class LiveKey extends LazyDigestKeyRecord implements Queued<LiveKey> {
   older: LiveKey | undefined = undefined;
   newer: LiveKey | undefined = undefined;
   queue: OrderedQueue<LiveKey> | undefined = undefined;
@@ -24,40 +27,22 @@ export class LiveKey implements Queued<LiveKey> {
    * of the expiry queue, and becomes a tombstone when the task goes (ADR 0025).
    */
   parkedOn: TaskEntry | undefined = undefined;
-  #digest: string | undefined;
-  #compute: (() => string) | undefined;
 
   constructor(
-    readonly key: string,
-    readonly messageId: string,
-    readonly taskId: string,
-    readonly createdAt: number,
-    readonly expiresAt: number,
+    key: string,
+    messageId: string,
+    taskId: string,
+    createdAt: number,
+    expiresAt: number,
     digest: string | (() => string),
     readonly partition: MemoryPartition,
   ) {
-    if (typeof digest === 'string') {
-      this.#digest = digest;
-      this.#compute = undefined;
-    } else {
-      this.#digest = undefined;
-      this.#compute = digest;
-    }
-  }
-
-  /** The claiming message's digest, computed on first read (it is the costliest part of a keyed send). */
-  get digest(): string {
-    if (this.#digest === undefined) {
-      this.#digest = this.#compute!();
-      // What the thunk holds on to (the message) can go now.
-      this.#compute = undefined;
-    }
-    return this.#digest;
+    super(key, messageId, taskId, createdAt, expiresAt, digest);
   }
 
   /** The record a caller gets. A digest not computed yet stays deferred, computed once for key and record. */
   toRecord(): KeyRecord {
-    if (this.#digest === undefined) {
+    if (!this.digestKnown) {
       return new LazyDigestKeyRecord(
         this.key,
         this.messageId,
@@ -70,7 +55,7 @@ export class LiveKey implements Queued<LiveKey> {
     return {
       key: this.key,
       messageId: this.messageId,
-      digest: this.#digest,
+      digest: this.digest,
       taskId: this.taskId,
       createdAt: this.createdAt,
       expiresAt: this.expiresAt,
