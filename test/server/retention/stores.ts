@@ -35,29 +35,36 @@ export async function openStoreUnderTest(kind: StoreKind): Promise<StoreUnderTes
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'a2a-once-retention-'));
     const path = join(dir, 'store.db');
-    const opened: SqliteTaskStore[] = [];
-    const open = async () => {
-      const s = new SqliteTaskStore({ path, clock, pollIntervalMs: 10 });
-      await s.migrate();
-      opened.push(s);
-      return s;
-    };
-    const store = await open();
-    return {
-      store,
+    return withReplicas(
       clock,
-      replica: open,
-      cleanup: async () => {
-        for (const s of opened) await s.close();
+      () => new SqliteTaskStore({ path, clock, pollIntervalMs: 10 }),
+      () => {
         rmSync(dir, { recursive: true, force: true });
+        return Promise.resolve();
       },
-    };
+    );
   }
   const backend = await pgBackend();
   const schema = freshSchema();
-  const opened: PostgresTaskStore[] = [];
+  return withReplicas(
+    clock,
+    () => new PostgresTaskStore({ pool: backend.pool(), schema, clock, pollIntervalMs: 10 }),
+    async () => {
+      await backend.pool().query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await backend.end();
+    },
+  );
+}
+
+/** A first store and replicas on one database, each migrated; cleanup closes them all, then `drop`. */
+async function withReplicas(
+  clock: ManualClock,
+  make: () => TaskStore & { migrate(): Promise<unknown> },
+  drop: () => Promise<void>,
+): Promise<StoreUnderTest> {
+  const opened: TaskStore[] = [];
   const open = async () => {
-    const s = new PostgresTaskStore({ pool: backend.pool(), schema, clock, pollIntervalMs: 10 });
+    const s = make();
     await s.migrate();
     opened.push(s);
     return s;
@@ -69,8 +76,7 @@ export async function openStoreUnderTest(kind: StoreKind): Promise<StoreUnderTes
     replica: open,
     cleanup: async () => {
       for (const s of opened) await s.close();
-      await backend.pool().query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await backend.end();
+      await drop();
     },
   };
 }
