@@ -2,9 +2,8 @@
  * `createTask` on PostgreSQL, in one READ COMMITTED transaction: the key claim (pg-claim-key.ts), the task insert
  * with its worker lease, and the inline push configs commit together or not at all.
  */
-import type { StoredTask } from '../records.js';
 import type { Scope } from '../scope.js';
-import { deriveColumns } from '../sql/sql-rows.js';
+import { createdTaskRecord, deriveColumns } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
 import { leaseAt } from '../sql/worker-lease.js';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.js';
@@ -46,14 +45,5 @@ export async function createTaskPg(
   for (const p of input.pushConfigs ?? []) {
     if (p.id) await c.query(sql.putPushConfig, [scope.tenant, scope.owner, task.id, p.id, JSON.stringify(p)]);
   }
-  const record: StoredTask = {
-    task,
-    kind: 'task',
-    fence: 1,
-    seq: 0,
-    createdAt: now,
-    updatedAt: now,
-    ...(lease ? { lease } : {}),
-  };
-  return { outcome: 'created', record };
+  return { outcome: 'created', record: createdTaskRecord(task, now, lease) };
 }

@@ -88,6 +88,13 @@ export function toBool(value: unknown): boolean {
   return value === true || value === 1 || value === '1' || value === 't';
 }
 
+/** The record of a task a SQL store just inserted: fence 1, no event yet, and the lease it was created with. */
+export function createdTaskRecord(task: Task, now: number, lease: TaskLease | undefined): StoredTask {
+  return lease
+    ? { task, kind: 'task', fence: 1, seq: 0, createdAt: now, updatedAt: now, lease }
+    : { task, kind: 'task', fence: 1, seq: 0, createdAt: now, updatedAt: now };
+}
+
 /** Maps a task row to its record. */
 export function toStoredTask(row: TaskRow): StoredTask {
   const reply = row.reply === null || row.reply === undefined ? undefined : fromJson<Message>(row.reply);

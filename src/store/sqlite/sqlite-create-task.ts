@@ -3,9 +3,8 @@
  * task insert with its worker lease, and the inline push configs commit together or not at all.
  */
 import type { Statement } from 'better-sqlite3';
-import type { StoredTask } from '../records.js';
 import type { Scope } from '../scope.js';
-import { deriveColumns } from '../sql/sql-rows.js';
+import { createdTaskRecord, deriveColumns } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
 import { leaseAt } from '../sql/worker-lease.js';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.js';
@@ -52,14 +51,5 @@ export function createTaskTx(
   for (const c of input.pushConfigs ?? []) {
     if (c.id) stmt(SQL.putPushConfig).run({ ...scope, taskId, id: c.id, config: JSON.stringify(c) });
   }
-  const record: StoredTask = {
-    task: input.task,
-    kind: 'task',
-    fence: 1,
-    seq: 0,
-    createdAt: now,
-    updatedAt: now,
-    ...(lease ? { lease } : {}),
-  };
-  return { outcome: 'created', record };
+  return { outcome: 'created', record: createdTaskRecord(input.task, now, lease) };
 }
