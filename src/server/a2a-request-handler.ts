@@ -224,7 +224,25 @@ export class A2ARequestHandler implements RequestHandler {
     this.#negotiate(ctx);
     let record = await this.#visibleTask(ctx, params.id);
     if (this.recovery.lapsed(record)) record = await this.recovery.touched(scopeOf(ctx), record);
+    // A delegating parent's poll renews the lease it gave this task (ADR 0039), in the store, so the replica
+    // running the task sees it (ADR 0044). Only a caller allowed to see the task got this far.
+    if (ctx.renewsDelegationLease === true) await this.#renewParentLease(ctx, params.id);
     return shapeTask(record.task, params.historyLength);
+  }
+
+  /**
+   * Records the renewal. A store that fails it does not fail the read: the parent's next poll renews again, and
+   * a lease is three polls long; the failure is logged.
+   */
+  async #renewParentLease(ctx: CallContext, taskId: string): Promise<void> {
+    try {
+      await this.options.store.recordParentRenewal(scopeOf(ctx), taskId);
+    } catch (err) {
+      logSafely(this.options.logger, 'warn', 'a delegation lease renewal could not be recorded', {
+        taskId,
+        ...errorFields(err),
+      });
+    }
   }
 
   async listTasks(params: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse> {

@@ -15,6 +15,11 @@ export interface CallContext {
   readonly activatedExtensions: Set<string>;
   /** Aborts when the client goes away (streams end; blocking waits stop, the task goes on). */
   readonly signal?: AbortSignal;
+  /**
+   * The call carries a delegating parent's renewal header: a GetTask that finds the task renews the lease its
+   * parent gave it (ADR 0039, ADR 0044).
+   */
+  readonly renewsDelegationLease?: boolean;
 }
 
 /** A context for calls made in code (tests, embedding) rather than over HTTP. */
@@ -25,5 +30,6 @@ export function localCallContext(init: Partial<Omit<CallContext, 'activatedExten
     requestedExtensions: init.requestedExtensions ?? [],
     activatedExtensions: new Set(),
     ...(init.signal ? { signal: init.signal } : {}),
+    ...(init.renewsDelegationLease === true ? { renewsDelegationLease: true } : {}),
   };
 }

@@ -2,7 +2,6 @@
  * One call to get a working server: the request handler plus its HTTP surface.
  */
 import { A2ARequestHandler } from './a2a-request-handler.js';
-import { processLeaseRenewals, withLeaseRenewals } from './delegation/lease-renewals.js';
 import { createFetchHandler, type FetchHandler } from './http/fetch-handler.js';
 import type { HttpOptions } from './http/http-options.js';
 import type { A2AServerOptions } from './options.js';
@@ -35,8 +34,7 @@ export interface A2AServer {
  */
 export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions }): A2AServer {
   const handler = new A2ARequestHandler(options);
-  // A GetTask carrying a delegating parent's renewal header renews its child's lease (ADR 0039).
-  const fetch = withLeaseRenewals(createFetchHandler(handler, options.http), processLeaseRenewals);
+  const fetch = createFetchHandler(handler, options.http);
   const o = handler.options;
   const retention = o.retention === false ? undefined : new RetentionSchedule(o.store, o.logger, o.retention);
   retention?.start();

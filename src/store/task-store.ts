@@ -304,6 +304,18 @@ export interface TaskStore {
   getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined>;
 
   /**
+   * Records that the delegating parent of `taskId` renewed the lease it gave the task, at the store's now
+   * (docs/semantics.md §4 "Delegation", ADR 0044). Kept on the task, so every replica sharing the store sees it:
+   * the parent's poll may reach one replica while another runs the child. Only a task that is not terminal is
+   * renewed (a finished child has no lease left to keep); false when there is none such in `scope`. Not a write
+   * of the task: its fence, events and `updatedAt` stay.
+   */
+  recordParentRenewal(scope: Scope, taskId: string): Promise<boolean>;
+
+  /** When the task's delegating parent last renewed its lease (`recordParentRenewal`), if it ever did. */
+  lastParentRenewal(scope: Scope, taskId: string): Promise<number | undefined>;
+
+  /**
    * Leadership among the processes sharing this store, for periodic work that one of them should do at a time
    * (the retention schedule). Atomically: if nobody holds `role`, or its lease lapsed, or `holder` holds it,
    * `holder` holds it until now + `ttlMs` and the call returns true; otherwise false and nothing changes. A

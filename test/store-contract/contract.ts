@@ -10,6 +10,7 @@ import { keyContract } from './contract-keys.js';
 import { leadContract } from './contract-lead.js';
 import { leaseContract } from './contract-leases.js';
 import { listContract } from './contract-list.js';
+import { parentRenewalContract } from './contract-parent-renewal.js';
 import { purgeContract } from './contract-purge.js';
 import { raceContract } from './contract-races.js';
 import { releaseContract } from './contract-release.js';
@@ -35,6 +36,7 @@ export function describeTaskStoreContract(name: string, makeStore: MakeStore): v
     describe('leadership', () => leadContract(makeStore));
     describe('worker leases', () => leaseContract(makeStore));
     describe('durable steps', () => stepContract(makeStore));
+    describe('delegation lease renewals', () => parentRenewalContract(makeStore));
     describe('races', () => raceContract(makeStore));
   });
 }

@@ -101,12 +101,12 @@ describe.each([
   ['SQLite', () => Promise.resolve(sqliteAtV2())],
   ['PostgreSQL', postgresAtV2],
 ] as const)('%s: migrating from version 2', (_name, at) => {
-  it('adds leases and steps; an old task keeps its state, has no lease, then takes both', async () => {
+  it('adds leases, steps and parent renewals; an old task keeps its state, has no lease, then takes both', async () => {
     const db = await at();
     try {
       const clock = new ManualClock();
       const store = db.open(clock);
-      expect((await store.migrate()).applied).toEqual([3]);
+      expect((await store.migrate()).applied).toEqual([3, 4]);
       expect(await db.hasLeaseIndex()).toBe(true);
       const before = await store.getTask(ALICE, 'old');
       expect(before).toEqual({ task: OLD, kind: 'task', fence: 2, seq: 3, createdAt: 1000, updatedAt: 1000 });
@@ -130,6 +130,11 @@ describe.each([
       expect(await store.findLapsedLeases(10)).toEqual([
         { ...ALICE, taskId: 'old', fence: 2, lease: { owner: 'w', expiresAt: clock.now() } },
       ]);
+
+      // Version 4: a task from before has no parent renewal until its parent first renews it.
+      expect(await store.lastParentRenewal(ALICE, 'old')).toBeUndefined();
+      expect(await store.recordParentRenewal(ALICE, 'old')).toBe(true);
+      expect(await store.lastParentRenewal(ALICE, 'old')).toBe(clock.now());
 
       const r = await store.recordStep(ALICE, 'old', { name: 's', fence: 2, result: { ok: true } });
       expect(r).toMatchObject({ outcome: 'recorded', step: { result: { ok: true } } });

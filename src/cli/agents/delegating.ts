@@ -8,7 +8,7 @@
  *   question. A cancelled parent cancels its child. It is resumable: a resumed turn reaches the same child.
  * - Leaf: works for `delayMs`, then echoes the text, under the limits its message carries (ADR 0039): a passed
  *   deadline ends it FAILED with the budget message, and a lease its parent stopped renewing ends it CANCELED.
- *   Renewals are read from `processLeaseRenewals`, which `a2a-once serve` fills from the GetTask calls it answers.
+ *   Renewals are the parent's GetTask polls, recorded in the store by whichever replica answers them (ADR 0044).
  *
  * A parent asks its child for a lease of `CHILD_LEASE_MS` and renews it with its polls while it waits, so a child
  * whose parent died (and was not resumed by a replica within the lease) stops by itself.

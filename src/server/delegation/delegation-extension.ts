@@ -22,8 +22,8 @@ export {
 
 /**
  * The capabilities with the delegation extension declared (unless already declared). Declare it only on a server
- * whose runner arms the limits of each turn (`armChildLimits`) and whose HTTP handler takes renewals
- * (`withLeaseRenewals`): a card must not promise what the server does not do.
+ * whose runner arms the limits of each turn (`armChildLimits`) and whose handler records the renewals its
+ * GetTask calls carry (every `A2ARequestHandler` does): a card must not promise what the server does not do.
  */
 export function advertiseDelegation(capabilities: AgentCapabilities): AgentCapabilities {
   const declared = capabilities.extensions ?? [];

@@ -22,4 +22,3 @@ export {
   type ChildLimits,
 } from './delegation-extension.js';
 export { armChildLimits, budgetExhaustedText, type ArmChildLimitsInput } from './child-limits.js';
-export { LeaseRenewals, processLeaseRenewals, withLeaseRenewals } from './lease-renewals.js';

@@ -2,6 +2,7 @@
  * What both bindings do before dispatch: authenticate, check the version, read the requested extensions, and
  * build the CallContext.
  */
+import { LEASE_RENEWAL_HEADER } from '../../delegation/delegation-wire.js';
 import type { CallContext } from '../call-context.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { checkVersion, requestedExtensions } from './service-params.js';
@@ -37,5 +38,6 @@ function contextOf(
   // Assigned rather than spread from `cond ? {…} : {}`: that allocates an object per request even when empty.
   if (principal !== undefined) ctx.principal = principal;
   if (signal) ctx.signal = signal;
+  if (req.headers.has(LEASE_RENEWAL_HEADER)) ctx.renewsDelegationLease = true;
   return ctx;
 }

@@ -19,7 +19,7 @@ import type { TaskStore } from '../../store/task-store.js';
 import { StaleWriterError, type AgentExecutor } from '../agent-executor.js';
 import { errorFields, logSafely } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
-import { armChildLimits, processLeaseRenewals, settleChildren } from '../delegation/index.js';
+import { armChildLimits, settleChildren } from '../delegation/index.js';
 import { DEFAULT_MAX_STEP_RESULT_BYTES } from './durable-step.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { TaskWorker } from './task-worker.js';
@@ -136,7 +136,8 @@ export class Runner {
         message: worker.message,
         tenant: worker.tenant,
         taskId: worker.taskId,
-        renewals: processLeaseRenewals,
+        // Read from the store: the parent's polls may renew the lease through another replica (ADR 0044).
+        lastRenewal: () => this.store.lastParentRenewal(worker.scope, worker.taskId),
         clock: this.clock,
         logger: this.logger,
         onBudgetExhausted: (text) => this.#endForLimit(worker, 'TASK_STATE_FAILED', text),

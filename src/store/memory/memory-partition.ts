@@ -32,6 +32,8 @@ export class TaskEntry implements Queued<TaskEntry> {
   parkedKeys: LiveKey[] | undefined = undefined;
   /** Durable steps by name, each result kept as its JSON text (parsed afresh for every reader; ADR 0036). */
   steps: Map<string, RecordedStep> | undefined = undefined;
+  /** When the task's delegating parent last renewed its lease (ADR 0044); none until it first does. */
+  parentRenewedAt: number | undefined = undefined;
 
   constructor(
     public record: StoredTask,

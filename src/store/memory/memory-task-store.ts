@@ -9,6 +9,7 @@
  * `memory-retention.ts` decides what the sweeps and purges delete.
  */
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
+import { isTerminalState } from '../../protocol/task-state.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from '../records.js';
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
@@ -356,6 +357,22 @@ export class MemoryTaskStore implements TaskStore {
 
   getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
     return Promise.resolve(leases.getStep(this.#state, scope, taskId, name));
+  }
+
+  recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {
+    const entry = this.#state.partition(scope)?.tasks?.get(taskId);
+    if (
+      entry === undefined ||
+      entry.record.kind !== 'task' ||
+      isTerminalState(entry.record.task.status.state)
+    )
+      return Promise.resolve(false);
+    entry.parentRenewedAt = this.#clock.now();
+    return Promise.resolve(true);
+  }
+
+  lastParentRenewal(scope: Scope, taskId: string): Promise<number | undefined> {
+    return Promise.resolve(this.#state.partition(scope)?.tasks?.get(taskId)?.parentRenewedAt);
   }
 
   /** One process uses a memory store, so whoever asks leads. */

@@ -129,5 +129,15 @@ export function pgMigrations(t: PgTables): readonly Migration[] {
         )`,
       ],
     },
+    {
+      version: 4,
+      name: 'delegation lease renewals on tasks',
+      statements: [
+        // When the task's delegating parent last renewed the lease it gave it (ADR 0044); NULL until it first
+        // does. On the row, so a renewal one replica takes is seen by the replica that runs the child. Not
+        // indexed, so a renewal is a HOT update that touches no index.
+        `ALTER TABLE ${t.tasks} ADD COLUMN parent_renewed_at BIGINT`,
+      ],
+    },
   ];
 }

@@ -121,6 +121,12 @@ export function pgStatements(t: PgTables) {
         AND status_state IN ${RUNNING_STATES_SQL}
       ORDER BY lease_expires_at LIMIT $2`,
 
+    // Delegation lease renewals (ADR 0044): on the task's row, not a write of the task (updated_at stays).
+    recordParentRenewal: `UPDATE ${t.tasks} SET parent_renewed_at = $4
+      WHERE tenant = $1 AND owner = $2 AND id = $3 AND kind = 'task' AND NOT terminal
+      RETURNING id`,
+    lastParentRenewal: `SELECT parent_renewed_at FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`,
+
     // Durable steps (ADR 0036), one statement: the fence check takes the task's row FOR SHARE, so a takeover
     // (an UPDATE of that row) either committed first, and the re-checked fence no longer matches, or waits until
     // the step is in. ON CONFLICT: of racing inserts of one name one inserts, the others wait for it and insert

@@ -282,6 +282,18 @@ export class PostgresTaskStore implements TaskStore {
     return rows.map((r) => toLapsedTask(r as unknown as LapsedRow));
   }
 
+  async recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {
+    const args = [scope.tenant, scope.owner, taskId, this.#clock.now()];
+    return (await this.#pool.query(this.#sql.recordParentRenewal, args)).rows.length > 0;
+  }
+
+  async lastParentRenewal(scope: Scope, taskId: string): Promise<number | undefined> {
+    const args = [scope.tenant, scope.owner, taskId];
+    const { rows } = await this.#pool.query(this.#sql.lastParentRenewal, args);
+    const at = (rows[0] as { parent_renewed_at?: unknown } | undefined)?.parent_renewed_at;
+    return at === null || at === undefined ? undefined : toInt(at);
+  }
+
   async recordStep(scope: Scope, taskId: string, input: StepInput): Promise<StepResult> {
     const text = stepResultText(input);
     const step = { name: input.name, fence: input.fence, text };

@@ -127,4 +127,13 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID`,
     ],
   },
+  {
+    version: 4,
+    name: 'delegation lease renewals on tasks',
+    statements: [
+      // When the task's delegating parent last renewed the lease it gave it (ADR 0044); NULL until it first does.
+      // On the row, so a renewal that one replica takes is seen by the replica that runs the child.
+      `ALTER TABLE a2a_tasks ADD COLUMN parent_renewed_at INTEGER`,
+    ],
+  },
 ];

@@ -96,6 +96,11 @@ export const SQL = {
       AND status_state IN ${RUNNING_STATES_SQL}
     ORDER BY lease_expires_at LIMIT @limit`,
 
+  // Delegation lease renewals (ADR 0044): on the task's row, not a write of the task (updated_at stays).
+  recordParentRenewal: `UPDATE a2a_tasks SET parent_renewed_at = @now
+    WHERE ${TASK_PK} AND kind = 'task' AND terminal = 0`,
+  lastParentRenewal: `SELECT parent_renewed_at FROM a2a_tasks WHERE ${TASK_PK}`,
+
   // Durable steps (ADR 0036): the fence check and the insert run in one IMMEDIATE transaction.
   selectStep: `SELECT ${STEP_COLUMNS} FROM a2a_steps
     WHERE tenant = @tenant AND owner = @owner AND task_id = @taskId AND name = @name`,

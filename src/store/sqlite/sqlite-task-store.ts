@@ -302,6 +302,19 @@ export class SqliteTaskStore implements TaskStore {
     });
   }
 
+  recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {
+    const now = this.#clock.now();
+    return this.#write(() => this.#stmt(SQL.recordParentRenewal).run({ ...scope, taskId, now }).changes > 0);
+  }
+
+  lastParentRenewal(scope: Scope, taskId: string): Promise<number | undefined> {
+    return this.#read(() => {
+      const row = this.#stmt(SQL.lastParentRenewal).get({ ...scope, taskId }) as
+        { parent_renewed_at: number | null } | undefined;
+      return row?.parent_renewed_at ?? undefined;
+    });
+  }
+
   recordStep(scope: Scope, taskId: string, input: StepInput): Promise<StepResult> {
     const now = this.#clock.now();
     return this.#write(() => {

@@ -141,8 +141,9 @@ describe('Delegation.startLeased', () => {
   it('renews the lease with every GetTask poll while the parent watches', async () => {
     const client = await honouring();
     const handle = await Delegation.startLeased(client, msg('hold leased'), { leaseMs: 1_000, pollMs: 50 });
-    const first = child.renewals.lastRenewal('', handle.taskId!)!;
-    await until(() => (child.renewals.lastRenewal('', handle.taskId!) ?? 0) > first);
+    await until(async () => (await child.lastRenewal(handle.taskId!)) !== undefined);
+    const first = (await child.lastRenewal(handle.taskId!))!;
+    await until(async () => ((await child.lastRenewal(handle.taskId!)) ?? 0) > first);
     await new Promise((r) => setTimeout(r, 1_300));
     expect((await client.getTask(handle.taskId!)).status.state).toBe('TASK_STATE_WORKING');
     await handle.cancel();

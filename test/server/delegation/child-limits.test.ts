@@ -1,7 +1,7 @@
 /**
  * The child side of the delegation extension (ADR 0039): reading the limits a parent sent, arming them against a
- * turn (budget fails, lapsed lease cancels), and renewals recorded from GetTask calls. Time is a ManualClock;
- * the checks run on a short real interval.
+ * turn (budget fails, lapsed lease cancels), and renewals recorded in the store from GetTask calls (ADR 0044).
+ * Time is a ManualClock; the checks run on a short real interval.
  */
 import { describe, expect, it } from 'vitest';
 import * as clientSide from '../../../src/client/delegation/index.js';
@@ -16,11 +16,10 @@ import {
   DELEGATION_METADATA_KEY,
   DelegationLimitsError,
   LEASE_RENEWAL_HEADER,
-  LeaseRenewals,
   MIN_LEASE_MS,
   readChildLimits,
-  withLeaseRenewals,
 } from '../../../src/server/delegation/index.js';
+import { MemoryTaskStore } from '../../../src/store/memory/index.js';
 import { keepingLogger, userMessage } from '../leases/harness.js';
 import { until } from './child-server.js';
 
@@ -69,15 +68,22 @@ describe('readChildLimits', () => {
 });
 
 describe('armChildLimits', () => {
-  function arm(message: Message, clock: ManualClock, renewals = new LeaseRenewals(clock)) {
+  /** Arms `message`; the parent's renewals are whatever `renewals.at` holds when the limits read it. */
+  function arm(message: Message, clock: ManualClock) {
     const hits: string[] = [];
+    const renewals = { at: undefined as number | undefined, reads: 0, fail: false };
     const disarm = armChildLimits({
       message,
       tenant: '',
       taskId: 't1',
-      renewals,
+      lastRenewal: () => {
+        renewals.reads++;
+        return renewals.fail ? Promise.reject(new Error('store down')) : Promise.resolve(renewals.at);
+      },
       clock,
+      logger: keepingLogger(),
       checkEveryMs: 5,
+      readRenewalsEveryMs: 5,
       onBudgetExhausted: (text) => void hits.push(`budget: ${text}`),
       onLeaseLapsed: () => void hits.push('lease'),
     });
@@ -102,7 +108,7 @@ describe('armChildLimits', () => {
     const { hits, disarm, renewals } = arm(limited({ leaseMs: 3_000 }), clock);
     for (let i = 0; i < 5; i++) {
       clock.advance(2_000);
-      renewals.renew('', 't1');
+      renewals.at = clock.now();
       await new Promise((r) => setTimeout(r, 15));
     }
     expect(hits).toEqual([]);
@@ -112,18 +118,67 @@ describe('armChildLimits', () => {
     disarm();
   });
 
-  it('does nothing after it was disarmed, and forgets the lease', async () => {
+  it('counts the lease from the start of the turn until a renewal is recorded', async () => {
     const clock = new ManualClock(T0);
-    const { hits, disarm, renewals } = arm(
+    const { hits, disarm, renewals } = arm(limited({ leaseMs: 3_000 }), clock);
+    // A renewal older than the turn (an earlier turn's parent poll) does not shorten this turn's lease.
+    renewals.at = T0 - 60_000;
+    clock.advance(2_900);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(hits).toEqual([]);
+    clock.advance(200);
+    await until(() => hits.length > 0);
+    expect(hits).toEqual(['lease']);
+    disarm();
+  });
+
+  it('reads the renewals again before calling a lease lapsed, so a renewal taken elsewhere counts', async () => {
+    const clock = new ManualClock(T0);
+    const { hits, disarm, renewals } = arm(limited({ leaseMs: 3_000 }), clock);
+    // The renewal lands in the store (another replica took it) and the clock jumps past the lease at once.
+    renewals.at = T0 + 2_000;
+    clock.advance(4_000);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(hits).toEqual([]);
+    clock.advance(1_001);
+    await until(() => hits.length > 0);
+    expect(hits).toEqual(['lease']);
+    disarm();
+  });
+
+  it('does not read the store before half the lease has passed without news', async () => {
+    const clock = new ManualClock(T0);
+    const { disarm, renewals } = arm(limited({ leaseMs: 4_000 }), clock);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(renewals.reads).toBe(0);
+    clock.advance(2_001);
+    await until(() => renewals.reads > 0);
+    disarm();
+  });
+
+  it('a read that fails is no news: the lease runs on and lapses', async () => {
+    const clock = new ManualClock(T0);
+    const { hits, disarm, renewals } = arm(limited({ leaseMs: 3_000 }), clock);
+    renewals.fail = true;
+    clock.advance(2_000);
+    await until(() => renewals.reads > 0);
+    expect(hits).toEqual([]);
+    clock.advance(1_001);
+    await until(() => hits.length > 0);
+    expect(hits).toEqual(['lease']);
+    disarm();
+  });
+
+  it('does nothing after it was disarmed', async () => {
+    const clock = new ManualClock(T0);
+    const { hits, disarm } = arm(
       limited({ leaseMs: 1_000, deadline: new Date(T0 + 1_000).toISOString() }),
       clock,
     );
-    expect(renewals.lastRenewal('', 't1')).toBe(T0);
     disarm();
     clock.advance(10_000);
     await new Promise((r) => setTimeout(r, 30));
     expect(hits).toEqual([]);
-    expect(renewals.lastRenewal('', 't1')).toBeUndefined();
   });
 
   it('arms nothing for a message without limits', async () => {
@@ -132,7 +187,7 @@ describe('armChildLimits', () => {
     clock.advance(1e9);
     await new Promise((r) => setTimeout(r, 20));
     expect(hits).toEqual([]);
-    expect(renewals.lastRenewal('', 't1')).toBeUndefined();
+    expect(renewals.reads).toBe(0);
   });
 
   it('refuses a malformed entry', () => {
@@ -161,23 +216,24 @@ describe('armChildLimits', () => {
   });
 });
 
-describe('withLeaseRenewals', () => {
+describe('renewals taken by GetTask', () => {
   async function setup() {
     const clock = new ManualClock(T0);
+    const store = new MemoryTaskStore({ clock });
     const server = createA2AServer({
       agent: { execute: (ctx) => ctx.requireInput('wait') },
       card: { name: 'c', description: 'c', capabilities: advertiseDelegation({}) },
+      store,
       clock,
       retention: false,
     });
-    const renewals = new LeaseRenewals(clock);
-    const fetch = withLeaseRenewals(server.fetch, renewals);
     const res = await server.handler.sendMessage(
       { message: userMessage('x') },
       { tenant: '', requestedExtensions: [], activatedExtensions: new Set() },
     );
     const id = 'task' in res ? res.task.id : '';
-    return { clock, server, renewals, fetch, id };
+    const lastRenewal = (taskId: string) => store.lastParentRenewal({ tenant: '', owner: '' }, taskId);
+    return { clock, server, lastRenewal, fetch: server.fetch, id };
   }
 
   const rpc = (id: string, headers: Record<string, string>) =>
@@ -187,10 +243,10 @@ describe('withLeaseRenewals', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
     });
 
-  it('renews on an answered JSON-RPC GetTask carrying the header, and on the REST route', async () => {
-    const { clock, renewals, fetch, id, server } = await setup();
+  it('an answered JSON-RPC GetTask carrying the header renews in the store, and so does the REST route', async () => {
+    const { clock, lastRenewal, fetch, id, server } = await setup();
     expect((await fetch(rpc(id, { [LEASE_RENEWAL_HEADER]: '1' }))).status).toBe(200);
-    expect(renewals.lastRenewal('', id)).toBe(T0);
+    expect(await lastRenewal(id)).toBe(T0);
     clock.advance(500);
     const rest = await fetch(
       new Request(`http://localhost/tasks/${id}`, {
@@ -198,17 +254,41 @@ describe('withLeaseRenewals', () => {
       }),
     );
     expect(rest.status).toBe(200);
-    expect(renewals.lastRenewal('', id)).toBe(T0 + 500);
+    expect(await lastRenewal(id)).toBe(T0 + 500);
     await server.close();
   });
 
   it('does not renew without the header, nor for a GetTask that was refused', async () => {
-    const { renewals, fetch, server, id } = await setup();
+    const { lastRenewal, fetch, server, id } = await setup();
     await fetch(rpc(id, {}));
-    expect(renewals.lastRenewal('', id)).toBeUndefined();
+    expect(await lastRenewal(id)).toBeUndefined();
     const refused = await fetch(rpc('no-such-task', { [LEASE_RENEWAL_HEADER]: '1' }));
     expect(((await refused.json()) as { error?: unknown }).error).toBeDefined();
-    expect(renewals.lastRenewal('', 'no-such-task')).toBeUndefined();
+    expect(await lastRenewal('no-such-task')).toBeUndefined();
+    await server.close();
+  });
+
+  it('a caller who cannot see the task (another principal) renews nothing', async () => {
+    const clock = new ManualClock(T0);
+    const store = new MemoryTaskStore({ clock });
+    const server = createA2AServer({
+      agent: { execute: (ctx) => ctx.requireInput('wait') },
+      card: { name: 'c', description: 'c', capabilities: advertiseDelegation({}) },
+      store,
+      clock,
+      retention: false,
+      http: { authenticate: (req) => req.headers.get('x-user') ?? 'anonymous' },
+    });
+    const res = await server.handler.sendMessage(
+      { message: userMessage('x') },
+      { tenant: '', principal: 'alice', requestedExtensions: [], activatedExtensions: new Set() },
+    );
+    const id = 'task' in res ? res.task.id : '';
+    const mallory = await server.fetch(rpc(id, { [LEASE_RENEWAL_HEADER]: '1', 'x-user': 'mallory' }));
+    expect(((await mallory.json()) as { error?: unknown }).error).toBeDefined();
+    expect(await store.lastParentRenewal({ tenant: '', owner: 'alice' }, id)).toBeUndefined();
+    await server.fetch(rpc(id, { [LEASE_RENEWAL_HEADER]: '1', 'x-user': 'alice' }));
+    expect(await store.lastParentRenewal({ tenant: '', owner: 'alice' }, id)).toBe(T0);
     await server.close();
   });
 

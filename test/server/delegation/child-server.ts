@@ -1,18 +1,14 @@
 /**
  * A real a2a-once child agent for the delegation tests, listening on 127.0.0.1 behind a fault proxy. Its agent
  * counts executions per message (in this process: the child runs here), completes "quick" work at once, asks
- * back on "ask" work (INPUT_REQUIRED) and holds "hold" work until cancelled. Every turn arms the delegation limits of its message the way a runner
- * would (`armChildLimits`): a passed budget fails the task with the budget message, a lapsed lease cancels it.
+ * back on "ask" work (INPUT_REQUIRED) and holds "hold" work until its turn is stopped. The server's runner arms
+ * the delegation limits of each turn: a passed budget fails the task with the budget message, a lease whose
+ * renewals (recorded in the store by the GetTask polls that carry them) stopped cancels it.
  */
 import type { AgentContext } from '../../../src/server/agent-executor.js';
-import { localCallContext } from '../../../src/server/call-context.js';
 import { createA2AServer, type A2AServer } from '../../../src/server/create-server.js';
-import {
-  advertiseDelegation,
-  armChildLimits,
-  LeaseRenewals,
-  withLeaseRenewals,
-} from '../../../src/server/delegation/index.js';
+import { advertiseDelegation } from '../../../src/server/delegation/index.js';
+import { MemoryTaskStore } from '../../../src/store/memory/index.js';
 import { serveNode, type NodeServerHandle } from '../../../src/server/node/index.js';
 import { FaultProxy } from '../../client/harness/fault-proxy.js';
 
@@ -23,7 +19,8 @@ export interface ChildServer {
   readonly directUrl: string;
   /** The fault proxy in front of it: give parents this URL. */
   readonly proxy: FaultProxy;
-  readonly renewals: LeaseRenewals;
+  /** When the child's store last recorded a parent renewal of `taskId` (default tenant and principal). */
+  lastRenewal(taskId: string): Promise<number | undefined>;
   /** Every turn the agent ran, in order. */
   readonly turns: AgentContext[];
   /** How many turns ran for `messageId`. */
@@ -32,11 +29,11 @@ export interface ChildServer {
 }
 
 /** Starts a child: `honoursKeys: false` gives it no store key support advertised on its card. */
-export async function startChild(options: { checkEveryMs?: number } = {}): Promise<ChildServer> {
-  const renewals = new LeaseRenewals();
+export async function startChild(): Promise<ChildServer> {
+  const store = new MemoryTaskStore();
   const turns: AgentContext[] = [];
-  const holder: { server?: A2AServer } = {};
   const server = createA2AServer({
+    store,
     card: {
       name: 'child',
       description: 'delegation test child',
@@ -46,53 +43,30 @@ export async function startChild(options: { checkEveryMs?: number } = {}): Promi
     agent: {
       async execute(ctx) {
         turns.push(ctx);
-        const stop = new AbortController();
-        const onAbort = () => stop.abort();
-        ctx.signal.addEventListener('abort', onAbort, { once: true });
-        const disarm = armChildLimits({
-          message: ctx.message,
-          tenant: ctx.tenant,
-          taskId: ctx.taskId,
-          renewals,
-          checkEveryMs: options.checkEveryMs ?? 20,
-          onBudgetExhausted: async (text) => {
-            await ctx.fail(text);
-            stop.abort();
-          },
-          onLeaseLapsed: async () => {
-            await holder.server!.handler.cancelTask({ id: ctx.taskId }, localCallContext());
-            stop.abort();
-          },
-        });
-        try {
-          if (ctx.userText.startsWith('ask')) {
-            await ctx.requireInput('which region?');
-            return;
-          }
-          if (ctx.userText.startsWith('quick')) {
-            await ctx.artifact({ artifactId: 'out', parts: [{ text: `done: ${ctx.userText}` }] });
-            return;
-          }
-          await ctx.working('holding');
-          await new Promise<void>((resolve) => {
-            if (stop.signal.aborted) resolve();
-            stop.signal.addEventListener('abort', () => resolve(), { once: true });
-          });
-        } finally {
-          disarm();
-          ctx.signal.removeEventListener('abort', onAbort);
+        if (ctx.userText.startsWith('ask')) {
+          await ctx.requireInput('which region?');
+          return;
         }
+        if (ctx.userText.startsWith('quick')) {
+          await ctx.artifact({ artifactId: 'out', parts: [{ text: `done: ${ctx.userText}` }] });
+          return;
+        }
+        await ctx.working('holding');
+        // Held until the turn is stopped: a cancel, or a delegation limit the runner enforces.
+        await new Promise<void>((resolve) => {
+          if (ctx.signal.aborted) resolve();
+          ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
       },
     },
   });
-  holder.server = server;
-  const node: NodeServerHandle = await serveNode(withLeaseRenewals(server.fetch, renewals));
+  const node: NodeServerHandle = await serveNode(server.fetch);
   const proxy = await FaultProxy.start(node.url);
   return {
     server,
     directUrl: node.url,
     proxy,
-    renewals,
+    lastRenewal: (taskId) => store.lastParentRenewal({ tenant: '', owner: '' }, taskId),
     turns,
     executionsOf: (messageId) => turns.filter((t) => t.message.messageId === messageId).length,
     close: async () => {

@@ -121,10 +121,10 @@ describe.each([
   it('polls a leased child at least every third of its lease, each poll carrying the renewal', async () => {
     const task = await childTask('hold twin leased');
     // The child message carried no lease, so nothing armed one: only a poll's renewal header records one.
-    expect(child.renewals.lastRenewal('', task.id)).toBeUndefined();
+    expect(await child.lastRenewal(task.id)).toBeUndefined();
     const h = Handle.watching(client, task, { pollMs: 10_000, leaseMs: 1_200 });
     await until(() => child.proxy.count(isCall('GetTask')) >= 2, 2_000);
-    expect(child.renewals.lastRenewal('', task.id)).toBeDefined();
+    expect(await child.lastRenewal(task.id)).toBeDefined();
     await h.cancel();
   });
 

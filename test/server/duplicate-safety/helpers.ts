@@ -665,6 +665,12 @@ export class DelegatingStore implements TaskStore {
   getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
     return this.inner.getStep(scope, taskId, name);
   }
+  recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {
+    return this.inner.recordParentRenewal(scope, taskId);
+  }
+  lastParentRenewal(scope: Scope, taskId: string): Promise<number | undefined> {
+    return this.inner.lastParentRenewal(scope, taskId);
+  }
   close(): Promise<void> {
     return this.inner.close();
   }
