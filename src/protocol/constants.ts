@@ -30,10 +30,16 @@ export const PROTOCOL_VERSION = '1.0';
 export const HEADER_VERSION = 'A2A-Version';
 export const HEADER_EXTENSIONS = 'A2A-Extensions';
 
-/** Media types. */
+/**
+ * Media types. v1.0.0 named `application/json` for every binding; v1.0.1 made `application/a2a+json` the type of
+ * the HTTP+JSON binding. Both travel, so both are read (ADR 0042).
+ */
 export const MEDIA_JSON = 'application/json';
 export const MEDIA_A2A_JSON = 'application/a2a+json';
 export const MEDIA_SSE = 'text/event-stream';
+
+/** The `Accept` of a client that reads either JSON type and prefers the v1.0.1 one (as `@a2a-js/sdk` sends it). */
+export const ACCEPT_A2A_OR_JSON = `${MEDIA_A2A_JSON}, ${MEDIA_JSON}`;
 
 /** Where the public card is served (A2A §8.2). */
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';

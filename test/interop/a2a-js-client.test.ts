@@ -31,7 +31,8 @@ import { createA2AServer, type A2AServer } from '../../src/server/index.js';
 import { serveNode, type NodeServerHandle } from '../../src/server/node/index.js';
 import { checkExchanges, recordingFetch, settled, type Exchange } from './recording-fetch.js';
 
-const agent = createAgent('tck');
+// Push notifications declared, so the config operations below are served (they refuse on a card without them).
+const agent = createAgent('tck', { pushNotifications: true });
 let server: A2AServer;
 let node: NodeServerHandle;
 

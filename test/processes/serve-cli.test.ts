@@ -36,7 +36,7 @@ describe.skipIf(!cliBuilt)('a2a-once serve', () => {
       };
       expect(card.capabilities).toMatchObject({
         streaming: true,
-        pushNotifications: true,
+        pushNotifications: false, // push delivery is not built yet
         extendedAgentCard: true,
       });
       expect(card.supportedInterfaces.map((i) => i.protocolBinding).sort()).toEqual(['HTTP+JSON', 'JSONRPC']);

@@ -20,4 +20,9 @@ export interface DemoAgentOptions {
   readonly effectsLog?: EffectsLog;
   /** How long the slow agent works before completing (default 500 ms). */
   readonly delayMs?: number;
+  /**
+   * Whether the server delivers push notifications (default false). The one switch for a demo card's
+   * `pushNotifications`: a card declares only what the server does, and storing configs is not delivering.
+   */
+  readonly pushNotifications?: boolean;
 }

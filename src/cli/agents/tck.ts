@@ -5,10 +5,10 @@
  */
 import type { AgentContext, AgentExecutor } from '../../server/agent-executor.js';
 import type { DemoAgent, DemoAgentOptions } from './demo-agent.js';
-import { tckCard, tckExtendedCard } from './tck-card.js';
+import { tckCard, tckExtendedCard, tckExtendedCardOf, tckPublicCard } from './tck-card.js';
 import { tckScenarioFor } from './tck-scenarios.js';
 
-export { tckCard, tckExtendedCard } from './tck-card.js';
+export { tckCard, tckExtendedCard, tckExtendedCardOf, tckPublicCard } from './tck-card.js';
 export {
   TCK_DELAY_MS,
   TCK_FILE_TEXT,
@@ -20,7 +20,10 @@ export {
 /** The status message of the default scenario. */
 export const TCK_DEFAULT_TEXT = 'Hello from TCK agent';
 
-/** Creates the TCK agent, with its extended card. */
+/**
+ * Creates the TCK agent, with its extended card. Its cards declare push notifications only when
+ * `options.pushNotifications` says the server delivers them (default: not).
+ */
 export function createTckAgent(options: DemoAgentOptions = {}): DemoAgent {
   const executor: AgentExecutor = {
     async execute(ctx: AgentContext): Promise<void> {
@@ -30,5 +33,8 @@ export function createTckAgent(options: DemoAgentOptions = {}): DemoAgent {
       else await ctx.complete(TCK_DEFAULT_TEXT);
     },
   };
+  if (options.pushNotifications === true) {
+    return { executor, card: tckPublicCard(true), extendedCard: tckExtendedCardOf(true) };
+  }
   return { executor, card: tckCard, extendedCard: tckExtendedCard };
 }

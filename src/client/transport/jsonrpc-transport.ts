@@ -1,7 +1,9 @@
 /**
  * The JSON-RPC 2.0 binding (A2A v1.0): a POST of `{jsonrpc, id, method, params}` to the interface URL, the
  * tenant in `params.tenant` (A2A v1.0), and for streams an SSE body whose every `data:` is a whole JSON-RPC
- * response (A2A v1.0). Errors are rebuilt with `fromJsonRpcError` (by ErrorInfo reason first).
+ * response (A2A v1.0). Errors are rebuilt with `fromJsonRpcError` (by ErrorInfo reason first). Requests are
+ * `application/json`, the one type §9 names in v1.0.0 and v1.0.1; an answer is read whichever JSON type it
+ * declares (ADR 0042).
  */
 import { fromJsonRpcError } from '../../protocol/error-wire.js';
 import type { JsonRpcErrorObject } from '../../protocol/error-wire.js';

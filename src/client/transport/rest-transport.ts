@@ -1,10 +1,11 @@
 /**
- * The HTTP+JSON binding (A2A v1.0): routes from `rest-routes.ts`, `application/a2a+json` bodies, any 2xx as
+ * The HTTP+JSON binding (A2A v1.0): routes from `rest-routes.ts`, `application/a2a+json` bodies (what a v1.0.1
+ * server expects), answers of either JSON type (v1.0.0 servers send `application/json`, ADR 0042), any 2xx as
  * success (201 and 204 included, A2A v1.0), `google.rpc.Status` error bodies rebuilt with `fromRestError`
  * (by ErrorInfo reason first), and for streams an SSE body of bare StreamResponse objects, where a `data:` with
  * an `error` member is an error (A2A v1.0).
  */
-import { MEDIA_A2A_JSON, MEDIA_JSON, MEDIA_SSE } from '../../protocol/constants.js';
+import { ACCEPT_A2A_OR_JSON, MEDIA_A2A_JSON, MEDIA_SSE } from '../../protocol/constants.js';
 import { fromRestError } from '../../protocol/error-wire.js';
 import type { JsonObject } from '../../protocol/model.js';
 import { exchange, isEventStream, readText, tryParseJson } from './http-exchange.js';
@@ -21,6 +22,9 @@ function hasErrorInfo(body: unknown): boolean {
   return isPlainRecord(body) && isPlainRecord(body.error) && Array.isArray(body.error.details);
 }
 
+/** What a stream request accepts: the stream, or a JSON error of either type. */
+const STREAM_ACCEPT = `${MEDIA_SSE}, ${ACCEPT_A2A_OR_JSON}`;
+
 /** An HTTP+JSON transport for one interface. */
 export class RestTransport implements Transport {
   /** Always `HTTP+JSON`. */
@@ -36,13 +40,14 @@ export class RestTransport implements Transport {
 
   /** One attempt of a unary operation. */
   async call(op: UnaryOperation, params: JsonObject, ctx: AttemptContext): Promise<unknown> {
-    const res = await this.send(op, params, ctx, `${MEDIA_A2A_JSON}, ${MEDIA_JSON}`);
+    const res = await this.send(op, params, ctx, ACCEPT_A2A_OR_JSON);
     return this.readResult(res, ctx);
   }
 
   /** Opens `message:stream` or `tasks/{id}:subscribe`. */
   async openStream(op: StreamOperation, params: JsonObject, ctx: AttemptContext): Promise<RawStream> {
-    const res = await this.send(op, params, ctx, `${MEDIA_SSE}, ${MEDIA_A2A_JSON}`);
+    // A stream refused before its first event is answered as JSON, of either type.
+    const res = await this.send(op, params, ctx, STREAM_ACCEPT);
     if (!isEventStream(res) || res.body === null) return [await this.readResult(res, ctx)];
     if (!res.ok) return [await this.readResult(res, ctx)];
     return this.events(res, ctx);

@@ -1,13 +1,15 @@
 /**
  * `GET /.well-known/agent-card.json` (A2A §8.2, §8.6): the public card with JSONRPC and HTTP+JSON interfaces at
  * the serving origin (unless the host configured its own), `Cache-Control`, a content-hash `ETag`, a
- * `Last-Modified`, and 304 for a matching `If-None-Match` or `If-Modified-Since`.
+ * `Last-Modified`, and 304 for a matching `If-None-Match` or `If-Modified-Since`. The media type follows the
+ * request's `Accept` like every JSON answer (ADR 0042), so the answer varies on it; the body, and so the weak
+ * ETag, is the same under either type.
  */
 import { createHash } from 'node:crypto';
 import type { AgentCard } from '../../protocol/agent-card.js';
-import { MEDIA_JSON } from '../../protocol/constants.js';
 import { withInterfaces } from '../card.js';
 import type { ResolvedHttpOptions } from './http-options.js';
+import { responseMediaType } from './media-type.js';
 import { respond } from './light-response.js';
 
 interface RenderedCard {
@@ -56,6 +58,8 @@ export class CardRoute {
       ETag: r.etag,
       'Last-Modified': this.#lastModified,
       'Cache-Control': `public, max-age=${this.options.cardMaxAgeSeconds}`,
+      // A shared cache must not hand an `application/a2a+json` answer to a client that did not ask for it.
+      Vary: 'Accept',
     };
     const inm = req.headers.get('if-none-match');
     const ims = req.headers.get('if-modified-since');
@@ -64,7 +68,7 @@ export class CardRoute {
         ? inm.split(',').some((t) => t.trim() === r.etag || t.trim() === '*')
         : ims !== null && Date.parse(ims) >= this.#lastModifiedMs;
     if (notModified) return respond(304, null, headers);
-    headers['Content-Type'] = MEDIA_JSON;
+    headers['Content-Type'] = responseMediaType(req.headers.get('accept'));
     return respond(200, req.method === 'HEAD' ? null : r.body, headers);
   }
 }

@@ -10,6 +10,7 @@ import { resolveHttpOptions, type HttpOptions } from './http-options.js';
 import { handleJsonRpc } from './jsonrpc-binding.js';
 import { handleRest, restErrorResponse } from './rest-binding.js';
 import { matchRestRoute } from './rest-routes.js';
+import { responseMediaType } from './media-type.js';
 import { logInternalAnswer } from '../observability/error-log.js';
 import { jsonLineLogger } from '../observability/logger.js';
 
@@ -31,7 +32,7 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
     } catch (err) {
       const answer = new InternalError({ message: 'Malformed request URL', cause: err });
       logInternalAnswer(logger, answer, { as: 'answer' });
-      return restErrorResponse(answer);
+      return restErrorResponse(answer, responseMediaType(req.headers.get('accept')));
     }
     try {
       const path = url.pathname;
@@ -45,7 +46,8 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
           message: `No route for ${req.method} ${path}`,
           metadata: { path },
         });
-        if (route.miss === 'not-found') return restErrorResponse(err);
+        const mediaType = responseMediaType(req.headers.get('accept'));
+        if (route.miss === 'not-found') return restErrorResponse(err, mediaType);
         return restErrorResponse(
           new A2AError(
             { ...err.spec, httpStatus: 405, defaultMessage: 'Method not allowed' },
@@ -53,6 +55,7 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
               message: `${req.method} is not allowed on ${path}`,
             },
           ),
+          mediaType,
           { Allow: route.allow },
         );
       }
@@ -61,7 +64,7 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
       // The bindings never throw; the card route and the route table could, through a bug.
       const answer = toA2AError(err);
       logInternalAnswer(logger, answer, { as: 'answer' });
-      return restErrorResponse(answer);
+      return restErrorResponse(answer, responseMediaType(req.headers.get('accept')));
     }
   };
 }

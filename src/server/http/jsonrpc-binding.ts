@@ -1,17 +1,14 @@
 /**
  * The JSON-RPC 2.0 binding (A2A §9): one POST endpoint, PascalCase methods, `params` as the ProtoJSON request,
  * streaming methods answered as SSE whose every `data:` is a whole JSON-RPC response. Errors go out with HTTP
- * 200, as `@a2a-js/sdk` does, except a refusal that means "retry later" (503 + Retry-After) and an oversized body
- * (413), whose HTTP status says so to proxies and retrying clients.
+ * 200, as `@a2a-js/sdk` does, except a refusal that means "retry later" (503 + Retry-After), an oversized body
+ * (413) and a body of a type that is not JSON (415), whose HTTP status says so to proxies and retrying clients.
+ * Answers are `application/json` whatever the `Accept`: §9 names that type in v1.0.0 and v1.0.1 alike, and
+ * every JSON-RPC peer reads it; either JSON type is read on input (ADR 0042).
  */
 import { MEDIA_JSON, STREAMING_METHODS, type A2AMethod } from '../../protocol/constants.js';
 import type { A2AError } from '../../protocol/errors.js';
-import {
-  ContentTypeNotSupportedError,
-  InvalidRequestError,
-  MethodNotFoundError,
-  toA2AError,
-} from '../../protocol/errors.js';
+import { InvalidRequestError, MethodNotFoundError, toA2AError } from '../../protocol/errors.js';
 import { toJsonRpcError } from '../../protocol/error-wire.js';
 import { parseParams } from '../../protocol/parse.js';
 import { respond } from './light-response.js';
@@ -22,25 +19,20 @@ import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { callLogContext, dispatch, isA2AMethod } from './dispatch.js';
 import type { ResolvedHttpOptions } from './http-options.js';
+import { assertJsonContentType } from './media-type.js';
 import { echoExtensions } from './service-params.js';
 import { sseBody, sseHeaders } from './sse.js';
 
 type JsonRpcId = string | number | null;
 
 function errorResponse(id: JsonRpcId, err: A2AError, extraHeaders: Record<string, string> = {}): Response {
-  const status =
-    err.httpStatus === 503 || err.httpStatus === 413 ? err.httpStatus : err.code === -32603 ? 500 : 200;
+  const http = err.httpStatus;
+  const status = http === 503 || http === 413 || http === 415 ? http : err.code === -32603 ? 500 : 200;
   const headers: Record<string, string> = { 'Content-Type': MEDIA_JSON, ...extraHeaders };
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
   // An oversized body may still be arriving: close the connection so the client reads the 413 cleanly.
   if (err.httpStatus === 413) headers.Connection = 'close';
   return respond(status, JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(err) }), headers);
-}
-
-function isJsonContentType(ct: string | null): boolean {
-  if (ct === null || ct === MEDIA_JSON) return true; // the common case, without splitting strings
-  const base = ct.split(';', 1)[0]!.trim().toLowerCase();
-  return base === 'application/json' || base === 'application/a2a+json';
 }
 
 /**
@@ -62,9 +54,7 @@ export async function handleJsonRpc(
   // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
   let ctl: AbortController | undefined;
   try {
-    if (!isJsonContentType(req.headers.get('content-type'))) {
-      throw new ContentTypeNotSupportedError('Content-Type must be application/json');
-    }
+    assertJsonContentType(req);
     const body = parseJsonText(await readBodyText(req, options.maxBodyBytes));
     if (Array.isArray(body)) throw new InvalidRequestError('Batch requests are not supported');
     if (typeof body !== 'object' || body === null)

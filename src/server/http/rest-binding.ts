@@ -2,11 +2,13 @@
  * The HTTP+JSON (REST) binding (A2A §11): ProtoJSON bodies, camelCase query parameters on GET, path variables
  * and the `/{tenant}` prefix filling the request, errors as `google.rpc.Status` with the error's HTTP status
  * (A2A v1.0), streams as SSE of bare StreamResponse objects. 201 for a created push config and 204 for a
- * deleted one, as `@a2a-js/sdk` does; clients accept any 2xx.
+ * deleted one, as `@a2a-js/sdk` does; clients accept any 2xx. Bodies of either JSON type are read, a body of
+ * another declared type is refused with 415, and JSON answers carry the type the request's `Accept` asks for
+ * (ADR 0042).
  */
-import { MEDIA_A2A_JSON, STREAMING_METHODS } from '../../protocol/constants.js';
+import { STREAMING_METHODS } from '../../protocol/constants.js';
 import type { A2AError } from '../../protocol/errors.js';
-import { ContentTypeNotSupportedError, InvalidRequestError, toA2AError } from '../../protocol/errors.js';
+import { InvalidRequestError, toA2AError } from '../../protocol/errors.js';
 import { toRestErrorBody } from '../../protocol/error-wire.js';
 import { parseParams } from '../../protocol/parse.js';
 import { respond } from './light-response.js';
@@ -17,13 +19,21 @@ import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { callLogContext, dispatch } from './dispatch.js';
 import type { ResolvedHttpOptions } from './http-options.js';
+import { assertJsonContentType, responseMediaType } from './media-type.js';
 import type { RestMatch } from './rest-routes.js';
 import { echoExtensions } from './service-params.js';
 import { sseBody, sseHeaders } from './sse.js';
 
-/** A REST error response for an A2AError. */
-export function restErrorResponse(err: A2AError, extraHeaders: Record<string, string> = {}): Response {
-  const headers: Record<string, string> = { 'Content-Type': MEDIA_A2A_JSON, ...extraHeaders };
+/**
+ * A REST error response for an A2AError, as the media type `responseMediaType` chose from the request's
+ * `Accept` (ADR 0042).
+ */
+export function restErrorResponse(
+  err: A2AError,
+  mediaType: string,
+  extraHeaders: Record<string, string> = {},
+): Response {
+  const headers: Record<string, string> = { 'Content-Type': mediaType, ...extraHeaders };
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
   // An oversized body may still be arriving: close the connection so the client reads the 413 cleanly.
   if (err.httpStatus === 413) headers.Connection = 'close';
@@ -48,21 +58,14 @@ function queryObject(url: URL): Record<string, unknown> {
   return out;
 }
 
-function isJsonContentType(ct: string | null): boolean {
-  if (ct === null) return true;
-  const base = ct.split(';', 1)[0]!.trim().toLowerCase();
-  return base === 'application/json' || base === 'application/a2a+json' || base === '';
-}
-
 async function requestObject(
   req: Request,
   url: URL,
   options: ResolvedHttpOptions,
 ): Promise<Record<string, unknown>> {
+  // GET and DELETE carry no body: a Content-Type on them declares nothing we read.
   if (req.method === 'GET' || req.method === 'DELETE') return queryObject(url);
-  if (!isJsonContentType(req.headers.get('content-type'))) {
-    throw new ContentTypeNotSupportedError('Content-Type must be application/json or application/a2a+json');
-  }
+  assertJsonContentType(req);
   const text = await readBodyText(req, options.maxBodyBytes);
   if (text.trim() === '') return {};
   const body = parseJsonText(text);
@@ -124,7 +127,7 @@ export async function handleRest(
       return respond(200, stream, sseHeaders(headers));
     }
     if (route.method === 'DeleteTaskPushNotificationConfig') return respond(204, null, headers);
-    headers['Content-Type'] = MEDIA_A2A_JSON;
+    headers['Content-Type'] = responseMediaType(req.headers.get('accept'));
     const status = route.method === 'CreateTaskPushNotificationConfig' ? 201 : 200;
     return respond(status, JSON.stringify(result.value), headers);
   } catch (err) {
@@ -135,6 +138,6 @@ export async function handleRest(
       const call = callLogContext(route.method, params ?? { ...route.vars });
       logInternalAnswer(logger, answer, { ...call, as: 'answer' });
     }
-    return restErrorResponse(answer);
+    return restErrorResponse(answer, responseMediaType(req.headers.get('accept')));
   }
 }

@@ -119,10 +119,10 @@ describe('tck agent (blocking sends)', () => {
 });
 
 describe('tck agent cards', () => {
-  it('declares streaming, push notifications and the extended card', () => {
+  it('declares streaming and the extended card; push notifications only when delivered', () => {
     expect(tckCard.capabilities).toEqual({
       streaming: true,
-      pushNotifications: true,
+      pushNotifications: false,
       extendedAgentCard: true,
     });
     expect(createAgent('tck').card).toBe(tckCard);
@@ -136,6 +136,6 @@ describe('tck agent cards', () => {
     const publicIds = (tckCard.skills ?? []).map((s) => s.id);
     expect(ext.skills.map((s) => s.id)).toEqual([...publicIds, 'tck-extended']);
     expect(ext.capabilities.extendedAgentCard).toBe(true);
-    expect(h.agentCard.capabilities.pushNotifications).toBe(true);
+    expect(h.agentCard.capabilities.pushNotifications).toBe(false);
   });
 });

@@ -8,7 +8,7 @@ import type { AgentCard } from '../../../src/protocol/agent-card.js';
 import type { Task } from '../../../src/protocol/model.js';
 import { SendMessageResponseSchema, TaskSchema } from '../../../src/protocol/schemas/index.js';
 import type { AgentExecutor } from '../../../src/server/agent-executor.js';
-import { createAgent, type AgentName } from '../../../src/cli/agents/index.js';
+import { createAgent, type AgentName, type DemoAgentOptions } from '../../../src/cli/agents/index.js';
 import type { AgentCardInit } from '../../../src/server/card.js';
 import { createA2AServer, type A2AServer } from '../../../src/server/index.js';
 import type { HttpOptions } from '../../../src/server/http/http-options.js';
@@ -18,15 +18,28 @@ import { parseAs, restRequest, rpcJson, rpcRequest, type RpcEnvelope } from '../
 /** Extra server options a test may set. */
 export type ServerExtras = Partial<Omit<A2AServerOptions, 'agent' | 'card'>> & { http?: HttpOptions };
 
-/** A server for a built-in agent. */
-export function builtinServer(name: AgentName, extras: ServerExtras = {}, delayMs?: number): A2AServer {
-  const a = createAgent(name, delayMs !== undefined ? { delayMs } : {});
+/** A server for a built-in agent (`agentOptions` as `serve` would pass them). */
+export function builtinServer(
+  name: AgentName,
+  extras: ServerExtras = {},
+  delayMs?: number,
+  agentOptions: DemoAgentOptions = {},
+): A2AServer {
+  const a = createAgent(name, delayMs !== undefined ? { ...agentOptions, delayMs } : agentOptions);
   return createA2AServer({
     agent: a.executor,
     card: a.card,
     ...(a.extendedCard ? { extendedCard: a.extendedCard } : {}),
     ...extras,
   });
+}
+
+/**
+ * The TCK agent with its cards declaring push notifications, for the tests of the push-config operations (which
+ * refuse on a card without them). The served agent keeps them off until delivery exists.
+ */
+export function pushTckServer(extras: ServerExtras = {}): A2AServer {
+  return builtinServer('tck', extras, undefined, { pushNotifications: true });
 }
 
 /** A server for an inline agent. */

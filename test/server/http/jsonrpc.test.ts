@@ -11,9 +11,9 @@ import {
   TaskSchema,
 } from '../../../src/protocol/schemas/index.js';
 import { BASE, expectRpcError, parseAs, rpcJson, rpcRequest, uid, userMsg } from '../../helpers/http.js';
-import { builtinServer, rpc, rpcOk, sendTask } from './fixtures.js';
+import { builtinServer, pushTckServer, rpc, rpcOk, sendTask } from './fixtures.js';
 
-const tck = builtinServer('tck');
+const tck = pushTckServer();
 const echo = builtinServer('echo');
 
 afterAll(async () => {
@@ -178,13 +178,12 @@ describe('JSON-RPC protocol errors', () => {
     expectRpcError(env, -32602, 'INVALID_PARAMS');
   });
 
-  it('a non-JSON Content-Type is -32005 CONTENT_TYPE_NOT_SUPPORTED', async () => {
-    const env = await rpcJson(
-      await tck.fetch(
-        post('{"jsonrpc":"2.0","id":1,"method":"ListTasks"}', { 'Content-Type': 'text/plain' }),
-      ),
+  it('a non-JSON Content-Type is HTTP 415 with -32005 CONTENT_TYPE_NOT_SUPPORTED', async () => {
+    const res = await tck.fetch(
+      post('{"jsonrpc":"2.0","id":1,"method":"ListTasks"}', { 'Content-Type': 'text/plain' }),
     );
-    expectRpcError(env, -32005, 'CONTENT_TYPE_NOT_SUPPORTED');
+    expect(res.status).toBe(415);
+    expectRpcError(await rpcJson(res), -32005, 'CONTENT_TYPE_NOT_SUPPORTED');
   });
 });
 

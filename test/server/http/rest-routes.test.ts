@@ -13,9 +13,9 @@ import {
 } from '../../../src/protocol/schemas/index.js';
 import type { Task } from '../../../src/protocol/model.js';
 import { BASE, expectRestError, readSse, uid, userMsg } from '../../helpers/http.js';
-import { builtinServer, inlineServer, rest, restOk } from './fixtures.js';
+import { builtinServer, inlineServer, pushTckServer, rest, restOk } from './fixtures.js';
 
-const tck = builtinServer('tck');
+const tck = pushTckServer();
 const echo = builtinServer('echo');
 const noExtended = inlineServer(async (ctx) => ctx.complete(), {
   capabilities: { streaming: true, extendedAgentCard: true },
@@ -39,12 +39,16 @@ async function sendRest(prefix: string, messageId: string): Promise<Task> {
 
 for (const prefix of ['', '/acme']) {
   describe(`REST routes ${prefix === '' ? 'without' : 'with'} a tenant prefix`, () => {
-    it('POST /message:send answers 200 application/a2a+json with {task}', async () => {
-      const res = await rest(tck, 'POST', `${prefix}/message:send`, {
-        message: userMsg(uid('tck-complete-task')),
-      });
+    it('POST /message:send answers 200 with {task}, application/a2a+json when Accept names it', async () => {
+      const res = await rest(
+        tck,
+        'POST',
+        `${prefix}/message:send`,
+        { message: userMsg(uid('tck-complete-task')) },
+        { Accept: 'application/a2a+json, application/json' },
+      );
       expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toMatch(/^application\/a2a\+json/);
+      expect(res.headers.get('content-type')).toBe('application/a2a+json');
       const body = (await res.json()) as Record<string, unknown>;
       expect(Object.keys(body)).toEqual(['task']);
     });
@@ -162,9 +166,13 @@ describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
     );
   });
 
-  it('error bodies are application/a2a+json', async () => {
-    const res = await rest(tck, 'GET', '/tasks/nope');
-    expect(res.headers.get('content-type')).toMatch(/^application\/a2a\+json/);
+  it('error bodies are application/json, or application/a2a+json when Accept names it (ADR 0042)', async () => {
+    const plain = await rest(tck, 'GET', '/tasks/nope');
+    expect(plain.headers.get('content-type')).toBe('application/json');
+    await plain.body?.cancel();
+    const a2a = await rest(tck, 'GET', '/tasks/nope', undefined, { Accept: 'application/a2a+json' });
+    expect(a2a.headers.get('content-type')).toBe('application/a2a+json');
+    await a2a.body?.cancel();
   });
 
   it('cancel of a completed task: 400 FAILED_PRECONDITION TASK_NOT_CANCELABLE', async () => {
@@ -281,7 +289,7 @@ describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
     expect(['INVALID_PARAMS', 'INVALID_REQUEST']).toContain(body.error.details[0]?.reason);
   });
 
-  it('an unsupported Content-Type: 400 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED', async () => {
+  it('an unsupported Content-Type: 415 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED', async () => {
     const res = await tck.fetch(
       new Request(`${BASE}/message:send`, {
         method: 'POST',
@@ -289,7 +297,7 @@ describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
         body: '<x/>',
       }),
     );
-    await expectRestError(res, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
+    await expectRestError(res, 415, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
   });
 
   it('an unknown path is 404 and a known path with the wrong verb is 405 with Allow', async () => {

@@ -5,9 +5,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ListTasksResponseSchema, TaskSchema } from '../../../src/protocol/schemas/index.js';
 import { expectRestError, expectRpcError, readSse, uid, userMsg } from '../../helpers/http.js';
-import { builtinServer, rest, restOk, rpc, rpcOk, sendTask } from './fixtures.js';
+import { pushTckServer, rest, restOk, rpc, rpcOk, sendTask } from './fixtures.js';
 
-const tck = builtinServer('tck');
+const tck = pushTckServer();
 afterAll(() => tck.close());
 
 describe('tenant isolation', () => {
