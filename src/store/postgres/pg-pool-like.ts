@@ -18,6 +18,12 @@ export interface PgQueryable {
 export interface PgClientLike extends PgQueryable {
   /** Returns the client to the pool; pass the error (or `true`) to discard a broken connection instead. */
   release(err?: Error | boolean): void;
+  /**
+   * A connection that dies while checked out and between statements reports it as an `error` event; pg's pool
+   * listens only to idle clients, so without a listener of ours the event would crash the process.
+   */
+  on?(event: 'error', listener: (err: Error) => void): unknown;
+  removeListener?(event: 'error', listener: (err: Error) => void): unknown;
 }
 
 /** The pool: one-off statements, and clients for transactions. */

@@ -21,6 +21,11 @@ export async function inTransaction<T>(
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
     let broken: Error | undefined;
+    // The connection may die between two statements (a restart, a terminated backend): pg then emits `error` on
+    // the checked-out client, which nobody else listens to. Kept here, it discards the client on release; the
+    // next statement fails on its own, so the transaction rejects and is rolled back by the server.
+    const onLost = (err: Error) => (broken ??= err);
+    client.on?.('error', onLost);
     try {
       await client.query('BEGIN');
       const result = await fn(client);
@@ -36,6 +41,7 @@ export async function inTransaction<T>(
       if (attempt < ATTEMPTS && RETRYABLE.has(sqlState(err) ?? '')) continue;
       throw err;
     } finally {
+      client.removeListener?.('error', onLost);
       client.release(broken);
     }
   }
