@@ -44,6 +44,13 @@ export interface EndpointOptions extends A2AClientOptions {
   readonly protocolVersion?: string;
 }
 
+/**
+ * What `fromCardUrl` and `connect` take besides the client's options: the card fetch's signal and limits. Its
+ * retries are the client's `retry` (settings or `false`), so the per-call `retry: false` is left out: intersected
+ * with the client's, it would forbid retry settings altogether.
+ */
+export type CardCallOptions = Omit<CallOptions, 'retry'>;
+
 /** A client of one agent. */
 export class A2AClient {
   /** The agent's card, when the client was built from one. */
@@ -82,7 +89,10 @@ export class A2AClient {
   /**
    * Fetches the card at `url` (a base URL gets `/.well-known/agent-card.json`) and builds a client for it.
    */
-  static async fromCardUrl(url: string, options: A2AClientOptions & CallOptions = {}): Promise<A2AClient> {
+  static async fromCardUrl(
+    url: string,
+    options: A2AClientOptions & CardCallOptions = {},
+  ): Promise<A2AClient> {
     const cardUrl = cardUrlOf(url);
     const card = await fetchAgentCard(cardUrl, {
       ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -108,7 +118,7 @@ export class A2AClient {
    * The card at `url` if there is one, else `url` as a bare JSON-RPC endpoint (for tools that take whatever
    * URL a user typed). Only a missing card falls back; any other failure is thrown.
    */
-  static async connect(url: string, options: EndpointOptions & CallOptions = {}): Promise<A2AClient> {
+  static async connect(url: string, options: EndpointOptions & CardCallOptions = {}): Promise<A2AClient> {
     try {
       return await A2AClient.fromCardUrl(url, options);
     } catch (err) {

@@ -5,11 +5,12 @@
  * without showing an update twice; optional durable intent survives the client's own restart.
  */
 export { A2AClient } from './client.js';
-export type { EndpointOptions } from './client.js';
+export type { CardCallOptions, EndpointOptions } from './client.js';
 export type { A2AClientOptions } from './options.js';
 export type { CallOptions, Endpoint } from './connection/call-options.js';
 export type { MessageInput, SendOptions } from './sends/send-options.js';
 export { toMessage } from './sends/send-options.js';
+export { messageIdForKey } from './sends/message-id.js';
 export { OutcomeUnknownError } from './sends/outcome-unknown-error.js';
 export type { OutcomeUnknownOptions } from './sends/outcome-unknown-error.js';
 export { TransportError, classifyFetchError } from './transport/transport-error.js';
@@ -19,6 +20,7 @@ export type { ClientErrorCode } from './connection/client-error.js';
 export { failureKindOf } from './transport/failure-kind.js';
 export { mayRetry } from './retry/retry-policy.js';
 export type { CallSafety, RetryOptions } from './retry/retry-policy.js';
+export type { RetryEvent, RetryObserver } from './retry/retry-event.js';
 export { RetryBudget } from './retry/retry-budget.js';
 export type { RetryBudgetOptions } from './retry/retry-budget.js';
 export { DEFAULT_BACKOFF, backoffCeiling, backoffDelay, retryDelay } from './retry/backoff.js';

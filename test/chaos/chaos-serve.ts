@@ -53,7 +53,8 @@ export function startChaosServe(o: ChaosServeOptions, timeoutMs = 15_000): Promi
     '--store',
     o.store,
   ];
-  if (o.port !== undefined) args.push('--port', String(o.port));
+  // Any free port unless the scenario needs a known one (the CLI's default port is fixed).
+  args.push('--port', String(o.port ?? 0));
   const child = spawn(process.execPath, [CLI_PATH, 'serve', ...args], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

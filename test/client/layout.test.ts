@@ -113,6 +113,7 @@ describe('the public entry a2a-once/client', () => {
       'honoursKeys',
       'isSupportedVersion',
       'mayRetry',
+      'messageIdForKey',
       'parseRetryAfter',
       'retryDelay',
       'selectInterfaces',

@@ -24,9 +24,13 @@ export interface ServeProcess {
   stderr(): string;
 }
 
-/** Starts `a2a-once serve` with `args`; resolves once it prints its URL. */
+/**
+ * Starts `a2a-once serve` with `args`; resolves once it prints its URL. Without `--port` in `args` it asks for any
+ * free port (`--port 0`): the CLI's default port is fixed, and tests run side by side.
+ */
 export function startServe(args: string[], cwd?: string, timeoutMs = 15_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI_PATH, 'serve', ...args], {
+  const portArgs = args.includes('--port') ? [] : ['--port', '0'];
+  const child = spawn(process.execPath, [CLI_PATH, 'serve', ...portArgs, ...args], {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -43,13 +43,29 @@ async function tryUser(user: string | undefined): Promise<boolean> {
   }
 }
 
+/** Which PostgreSQL the tests run on: the server (as which user), or PGlite and why. */
+export type PgLane =
+  | { readonly kind: 'server'; readonly user: string | undefined }
+  | { readonly kind: 'pglite'; readonly why: string };
+
+/** Where the server is, for messages. */
+export const PG_SERVER = `${HOST}:${PORT} (database ${DATABASE})`;
+
+/** Decides the lane: the first user the server lets in, else PGlite. The test run prints it once (global setup). */
+export async function choosePgLane(): Promise<PgLane> {
+  // A2A_ONCE_TEST_PG=pglite forces the fallback, to test the PGlite path on a machine that has a server.
+  if (process.env.A2A_ONCE_TEST_PG === 'pglite') return { kind: 'pglite', why: 'A2A_ONCE_TEST_PG=pglite' };
+  for (const user of [process.env.PGUSER ?? process.env.USER, 'postgres']) {
+    if (await tryUser(user)) return { kind: 'server', user };
+  }
+  return { kind: 'pglite', why: `no PostgreSQL answers on ${PG_SERVER}` };
+}
+
 /** Connects to the server, or falls back to PGlite (with a visible notice) where allowed. */
 export async function pgBackend(): Promise<PgBackend> {
-  // A2A_ONCE_TEST_PG=pglite forces the fallback, to test the PGlite path on a machine that has a server.
-  const users =
-    process.env.A2A_ONCE_TEST_PG === 'pglite' ? [] : [process.env.PGUSER ?? process.env.USER, 'postgres'];
-  for (const user of users) {
-    if (!(await tryUser(user))) continue;
+  const lane = await choosePgLane();
+  if (lane.kind === 'server') {
+    const { user } = lane;
     const pools: pg.Pool[] = [];
     const url = `postgres://${encodeURIComponent(user ?? '')}@${HOST}:${PORT}/${DATABASE}`;
     return {
@@ -67,12 +83,10 @@ export async function pgBackend(): Promise<PgBackend> {
     };
   }
   if (process.env.CI === 'true') {
-    throw new Error(
-      `CI=true and no PostgreSQL answers on ${HOST}:${PORT} (database ${DATABASE}): refusing to fall back`,
-    );
+    throw new Error(`CI=true and ${lane.why}: refusing to fall back`);
   }
   console.warn(
-    `[a2a-once] NOTICE: no PostgreSQL on ${HOST}:${PORT}; the PostgreSQL store tests run on PGlite instead ` +
+    `[a2a-once] NOTICE: ${lane.why}; the PostgreSQL store tests run on PGlite instead ` +
       '(one connection: races are serialised, not truly concurrent).',
   );
   const { PGlite } = await import('@electric-sql/pglite');

@@ -41,7 +41,7 @@ describe('a2a-once migrate', () => {
   it('applies the migrations once, then reports the schema current', async () => {
     const url = `sqlite:${join(dir, 'm.db')}`;
     const io = captureIO();
-    expect(await migrate(['--store', url], io)).toBe(0);
+    expect(await migrate(['--store', url, '--create'], io)).toBe(0);
     expect(io.outLines.join('\n')).toMatch(/applied migration\(s\) 1, 2, 3, 4; schema now at version 4/);
     const again = captureIO();
     expect(await migrate([`--store=${url}`], again)).toBe(0);
@@ -67,9 +67,13 @@ describe('a2a-once migrate', () => {
       );
       return;
     }
-    const r = spawnSync(process.execPath, [main, 'migrate', '--store', `sqlite:${join(dir, 'p.db')}`], {
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      process.execPath,
+      [main, 'migrate', '--store', `sqlite:${join(dir, 'p.db')}`, '--create'],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/schema now at version 4/);

@@ -3,20 +3,25 @@
  */
 import { describeTask } from '../../client/index.js';
 import type { CliIO } from '../io.js';
-import { openClient, parseClientArgs, reportFailure } from './card.js';
+import { clientCommand, openClient, reportFailure } from '../client-command.js';
+import type { ClientOptions } from '../client-command.js';
+import { runCommand } from '../program.js';
 
 /** Runs `a2a-once cancel`. */
-export async function run(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseClientArgs(args, io, {}, ['URL', 'TASK_ID']);
-  if (typeof parsed === 'number') return parsed;
-  const json = parsed.flags.has('json');
-  try {
-    const client = await openClient(parsed.positionals[0]!, parsed);
-    const task = await client.cancelTask(parsed.positionals[1]!);
-    if (json) io.out(JSON.stringify(task));
-    else for (const line of describeTask(task)) io.out(line);
-    return 0;
-  } catch (err) {
-    return reportFailure(err, io, json);
-  }
+export function run(args: string[], io: CliIO): Promise<number> {
+  const command = clientCommand(io, 'cancel', 'cancel a task').argument('<task-id>', 'the task');
+  return runCommand(command, args, io, async () => {
+    const [url, taskId] = command.processedArgs as [string, string];
+    const o = command.opts<ClientOptions>();
+    const json = o.json === true;
+    try {
+      const client = await openClient(url, o, io, 'a2a-once cancel');
+      const task = await client.cancelTask(taskId);
+      if (json) io.out(JSON.stringify(task));
+      else for (const line of describeTask(task)) io.out(line);
+      return 0;
+    } catch (err) {
+      return reportFailure(err, io, json, 'a2a-once cancel');
+    }
+  });
 }

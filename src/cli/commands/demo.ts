@@ -13,6 +13,7 @@ import { createA2AServer } from '../../server/create-server.js';
 import { serveNode } from '../../server/node/index.js';
 import { openStore } from '../../store/open-store.js';
 import type { CliIO } from '../io.js';
+import { runCommand, subcommand } from '../program.js';
 
 interface RpcAnswer {
   result?: { task?: { id: string; status: { state: string } } };
@@ -37,8 +38,17 @@ function userMessage(text: string): Message {
   return { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] };
 }
 
-/** Runs the demo. */
-export async function run(_args: string[], io: CliIO): Promise<number> {
+/** Runs `a2a-once demo` (it takes no options but `--help`). */
+export function run(args: string[], io: CliIO): Promise<number> {
+  const command = subcommand(
+    io,
+    'demo',
+    'show what a lost answer does to a retried send, with and without a key',
+  );
+  return runCommand(command, args, io, () => demo(io));
+}
+
+async function demo(io: CliIO): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-once-demo-'));
   const effectsPath = join(dir, 'effects.log');
   const store = await openStore(`sqlite:${join(dir, 'a2a-once.db')}`);

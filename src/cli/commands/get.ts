@@ -3,26 +3,32 @@
  */
 import { describeTask } from '../../client/index.js';
 import type { CliIO } from '../io.js';
-import { UsageError } from '../args.js';
-import { openClient, parseClientArgs, reportFailure } from './card.js';
+import { integerOption } from '../args.js';
+import { clientCommand, openClient, reportFailure } from '../client-command.js';
+import type { ClientOptions } from '../client-command.js';
+import { runCommand } from '../program.js';
 
 /** Runs `a2a-once get`. */
-export async function run(args: string[], io: CliIO): Promise<number> {
-  const parsed = parseClientArgs(args, io, { values: ['history'] }, ['URL', 'TASK_ID']);
-  if (typeof parsed === 'number') return parsed;
-  const json = parsed.flags.has('json');
-  try {
-    const history = parsed.values.get('history');
-    if (history !== undefined && !/^\d+$/.test(history)) throw new UsageError('--history takes a number');
-    const client = await openClient(parsed.positionals[0]!, parsed);
-    const task = await client.getTask(
-      parsed.positionals[1]!,
-      history === undefined ? {} : { historyLength: Number(history) },
+export function run(args: string[], io: CliIO): Promise<number> {
+  const command = clientCommand(io, 'get', 'get a task')
+    .argument('<task-id>', 'the task')
+    .option(
+      '--history <n>',
+      "include at most this many messages of the task's history (default: the agent's)",
     );
-    if (json) io.out(JSON.stringify(task));
-    else for (const line of describeTask(task)) io.out(line);
-    return 0;
-  } catch (err) {
-    return reportFailure(err, io, json);
-  }
+  return runCommand(command, args, io, async () => {
+    const [url, taskId] = command.processedArgs as [string, string];
+    const o = command.opts<ClientOptions & { history?: string }>();
+    const json = o.json === true;
+    const history = o.history === undefined ? undefined : integerOption('history', o.history, 0);
+    try {
+      const client = await openClient(url, o, io, 'a2a-once get');
+      const task = await client.getTask(taskId, history === undefined ? {} : { historyLength: history });
+      if (json) io.out(JSON.stringify(task));
+      else for (const line of describeTask(task)) io.out(line);
+      return 0;
+    } catch (err) {
+      return reportFailure(err, io, json, 'a2a-once get');
+    }
+  });
 }

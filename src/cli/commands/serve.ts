@@ -1,10 +1,13 @@
 /**
  * `a2a-once serve`: serves a built-in agent over JSON-RPC and HTTP+JSON until SIGINT/SIGTERM.
  *
- *   a2a-once serve [--host 127.0.0.1] [--port N] [--agent echo|tck|ask|slow|delegating|ledger] [--store URL]
+ *   a2a-once serve [--host 127.0.0.1] [--port 8420] [--agent echo|tck|ask|slow|delegating|ledger] [--store URL]
  *                  [--key-ttl 24h] [--tombstone-ttl 7d] [--max-keys N] [--expired-keys refuse|treat-as-new]
  *                  [--retention-interval 60s|off] [--retain-finished 7d] [--abandon-after 30d]
  *                  [--lease 30s] [--effects-log FILE] [--delay-ms N] [--verbose]
+ *
+ * The port defaults to 8420 (ADR 0043), so the URL a user types into `a2a-once send` stays the same from one run to
+ * the next; `--port 0` takes any free port (tests, several servers on one machine).
  *
  * Retention runs inside the server every `--retention-interval` (one replica at a time leads it, ADR 0035):
  * finished tasks older than `--retain-finished` go, expired keys become tombstones, tombstones older than
@@ -17,39 +20,45 @@
  *
  * The store defaults to SQLite in ./a2a-once.db, so a restarted server still replays the keys it claimed before
  * the restart, and recovers the tasks it left running. Prints exactly one line on stdout,
- * `a2a-once listening on http://HOST:PORT`, when it is ready.
+ * `a2a-once listening on http://HOST:PORT`, when it is ready; what it serves (agent, store, card) and how to stop
+ * it go to stderr.
  */
 import { openStore, describeStoreUrl } from '../../store/open-store.js';
-import { createAgent, EffectsLog, isAgentName, AGENT_NAMES } from '../agents/index.js';
+import { createAgent, EffectsLog, AGENT_NAMES } from '../agents/index.js';
+import type { AgentName } from '../agents/index.js';
 import { createA2AServer } from '../../server/create-server.js';
+import type { A2AServer } from '../../server/create-server.js';
 import type { RecoveryReport } from '../../server/recovery/task-recovery.js';
 import { MIN_LEASE_MS } from '../../server/runner/turn-lease.js';
 import { jsonLineLogger } from '../../server/observability/logger.js';
 import { serveNode } from '../../server/node/index.js';
-import { parseArgs, parseDuration, UsageError } from '../args.js';
+import { choiceOption, durationOption, integerOption, portOption } from '../args.js';
 import type { CliIO } from '../io.js';
+import { runCommand, subcommand, textOption } from '../program.js';
+import { badStoreUrl, sqliteFileOf } from '../store-file.js';
 
 /** Default embedded store of `serve`. */
 export const DEFAULT_STORE_URL = 'sqlite:./a2a-once.db';
 
-function positiveInt(name: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer`);
-  return n;
-}
+/** Default port of `serve`: fixed, so the agent's URL survives a restart (ADR 0043). */
+export const DEFAULT_PORT = 8420;
 
-function positiveDuration(name: string, text: string): number {
-  const ms = parseDuration(text);
-  if (ms <= 0) throw new UsageError(`--${name} must be longer than zero`);
-  return ms;
-}
-
-/** `--lease`: a duration of at least MIN_LEASE_MS (renewals come every third of it). */
-function leaseDuration(text: string): number {
-  const ms = parseDuration(text);
-  if (ms < MIN_LEASE_MS) throw new UsageError(`--lease must be at least ${MIN_LEASE_MS}ms`);
-  return ms;
+interface ServeFlags {
+  host: string;
+  port: string;
+  agent: string;
+  store: string;
+  keyTtl: string;
+  tombstoneTtl: string;
+  maxKeys: string;
+  expiredKeys: string;
+  retentionInterval: string;
+  retainFinished: string;
+  abandonAfter: string;
+  lease: string;
+  effectsLog?: string;
+  delayMs: string;
+  verbose?: boolean;
 }
 
 /** The start-up recovery line. */
@@ -58,105 +67,145 @@ export function recoveryLine(r: RecoveryReport): string {
   return `a2a-once recovered ${n} task(s) on start-up: ${r.resumed} resumed, ${r.failed} failed`;
 }
 
-/** Runs `serve`; resolves with the exit code after shutdown. */
-export async function run(args: string[], io: CliIO): Promise<number> {
-  let opts;
-  try {
-    opts = parseArgs(args, {
-      values: [
-        'host',
-        'port',
-        'agent',
-        'store',
-        'key-ttl',
-        'tombstone-ttl',
-        'max-keys',
-        'expired-keys',
-        'effects-log',
-        'delay-ms',
-        'retention-interval',
-        'retain-finished',
-        'abandon-after',
-        'lease',
-      ],
-      flags: ['verbose'],
-    });
-    const agentName = opts.values.get('agent') ?? 'echo';
-    if (!isAgentName(agentName)) throw new UsageError(`--agent must be one of ${AGENT_NAMES.join(', ')}`);
-    const expired = opts.values.get('expired-keys') ?? 'refuse';
-    if (expired !== 'refuse' && expired !== 'treat-as-new') {
-      throw new UsageError('--expired-keys must be refuse or treat-as-new');
-    }
-    const keyTtlMs = parseDuration(opts.values.get('key-ttl') ?? '24h');
-    const tombstoneTtlMs = parseDuration(opts.values.get('tombstone-ttl') ?? '7d');
-    const maxKeys = positiveInt('max-keys', opts.values.get('max-keys'), 100_000);
-    const port = positiveInt('port', opts.values.get('port'), 0);
-    const delayMs = positiveInt('delay-ms', opts.values.get('delay-ms'), 500);
-    const host = opts.values.get('host') ?? '127.0.0.1';
-    const storeUrl = opts.values.get('store') ?? DEFAULT_STORE_URL;
-    const effectsPath = opts.values.get('effects-log');
-    const retentionInterval = opts.values.get('retention-interval') ?? '60s';
-    const leaseMs = leaseDuration(opts.values.get('lease') ?? '30s');
-    const retention =
-      retentionInterval === 'off'
-        ? (false as const)
-        : {
-            intervalMs: positiveDuration('retention-interval', retentionInterval),
-            terminalMaxAgeMs: positiveDuration('retain-finished', opts.values.get('retain-finished') ?? '7d'),
-            tombstoneMaxAgeMs: tombstoneTtlMs,
-            interruptedMaxAgeMs: positiveDuration('abandon-after', opts.values.get('abandon-after') ?? '30d'),
-          };
+/** What a failed listen means, in words a user can act on. */
+function listenFailure(err: unknown, host: string, port: number): Error {
+  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+  if (code === 'EADDRINUSE')
+    return new Error(
+      `port ${port} on ${host} is in use: pick another with --port N, or --port 0 for any free port`,
+    );
+  if (code === 'EACCES')
+    return new Error(
+      `not allowed to listen on port ${port} on ${host}: pick a port above 1023 with --port N`,
+    );
+  return err instanceof Error ? err : new Error(String(err));
+}
 
-    const store = await openStore(storeUrl, { tombstoneTtlMs });
+/** `sqlite:./a2a-once.db (/home/me/a2a-once.db)`: the URL as given, and the file it opened. */
+function storeText(url: string): string {
+  const file = sqliteFileOf(url);
+  return describeStoreUrl(url) + (file !== undefined ? ` (${file})` : '');
+}
+
+/** Resolves once SIGINT or SIGTERM arrives. */
+function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** The options that take a value: flags, what they do, the default `--help` shows and the command applies. */
+const VALUE_OPTIONS: readonly (readonly [string, string, string])[] = [
+  ['--host <host>', 'interface to listen on', '127.0.0.1'],
+  ['--port <port>', 'port to listen on, 0 for any free port', String(DEFAULT_PORT)],
+  ['--agent <name>', `agent to serve: ${AGENT_NAMES.join(', ')}`, 'echo'],
+  ['--store <url>', 'task store: memory, sqlite:PATH or postgres://USER@HOST/DB', DEFAULT_STORE_URL],
+  ['--key-ttl <duration>', 'how long an idempotency key is held (the card advertises it)', '24h'],
+  ['--tombstone-ttl <duration>', 'how long an expired key still refuses a late retry', '7d'],
+  ['--max-keys <n>', 'live keys per tenant and principal, at least 1', '100000'],
+  ['--expired-keys <policy>', 'a key past --key-ttl: refuse or treat-as-new', 'refuse'],
+  ['--retention-interval <duration>', 'how often retention runs, or off (then run a2a-once sweep)', '60s'],
+  ['--retain-finished <duration>', 'how long finished tasks are kept', '7d'],
+  ['--abandon-after <duration>', 'end tasks left waiting for input this long', '30d'],
+  ['--lease <duration>', `worker lease of a running task, at least ${MIN_LEASE_MS}ms`, '30s'],
+  ['--delay-ms <n>', 'how long the slow agent works, in ms', '500'],
+];
+
+/** Runs `serve`; resolves with the exit code after shutdown. */
+export function run(args: string[], io: CliIO): Promise<number> {
+  const command = subcommand(io, 'serve', 'serve a built-in agent over JSON-RPC and HTTP+JSON');
+  for (const [flags, description, fallback] of VALUE_OPTIONS)
+    command.addOption(textOption(flags, description, fallback));
+  command
+    .option('--effects-log <file>', 'append a line per agent run to this file, for tests (default: none)')
+    .option('--verbose', 'log every request as a JSON line on stderr')
+    .addHelpText(
+      'after',
+      '\nWhen ready it prints one line on stdout, `a2a-once listening on http://HOST:PORT`, and on stderr the agent,\n' +
+        'the store and the card URL. Ctrl+C (SIGINT) or SIGTERM stops it; running tasks get 5 s to finish.',
+    );
+  return runCommand(command, args, io, () => serve(command.opts<ServeFlags>(), io));
+}
+
+async function serve(o: ServeFlags, io: CliIO): Promise<number> {
+  // Every value is checked before anything opens, so a typo costs no store connection.
+  const agentName: AgentName = choiceOption('agent', o.agent, AGENT_NAMES);
+  const expiredKeys = choiceOption('expired-keys', o.expiredKeys, ['refuse', 'treat-as-new'] as const);
+  const port = portOption(o.port);
+  const keyTtlMs = durationOption('key-ttl', o.keyTtl, 1);
+  const tombstoneTtlMs = durationOption('tombstone-ttl', o.tombstoneTtl);
+  const maxKeys = integerOption('max-keys', o.maxKeys, 1);
+  const delayMs = integerOption('delay-ms', o.delayMs, 0);
+  const leaseMs = durationOption('lease', o.lease, MIN_LEASE_MS);
+  const retention =
+    o.retentionInterval === 'off'
+      ? (false as const)
+      : {
+          intervalMs: durationOption('retention-interval', o.retentionInterval, 1),
+          terminalMaxAgeMs: durationOption('retain-finished', o.retainFinished, 1),
+          tombstoneMaxAgeMs: tombstoneTtlMs,
+          interruptedMaxAgeMs: durationOption('abandon-after', o.abandonAfter, 1),
+        };
+
+  const store = await openStore(o.store, { tombstoneTtlMs }).catch((err: unknown) => {
+    throw badStoreUrl(err);
+  });
+  let server: A2AServer;
+  try {
     const agent = createAgent(agentName, {
-      ...(effectsPath ? { effectsLog: new EffectsLog(effectsPath) } : {}),
+      ...(o.effectsLog ? { effectsLog: new EffectsLog(o.effectsLog) } : {}),
       delayMs,
     });
-    const server = createA2AServer({
+    server = createA2AServer({
       agent: agent.executor,
       card: agent.card,
       ...(agent.extendedCard ? { extendedCard: agent.extendedCard } : {}),
       store,
       keyTtlMs,
       maxKeysPerScope: maxKeys,
-      expiredKeys: expired,
+      expiredKeys,
       retention,
       leaseMs,
-      logger: jsonLineLogger(opts.flags.has('verbose')),
+      logger: jsonLineLogger(o.verbose === true),
     });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  let handle;
+  try {
     // Before listening: what the previous run left behind is settled (or running again) by the time we serve.
     if (server.recovery) io.err(recoveryLine(await server.recovery.startup));
     // GetTask calls carrying a delegation renewal keep leased child tasks alive (ADR 0039).
-    const handle = await serveNode(server.fetch, { host, port });
-    io.out(`a2a-once listening on ${handle.url}`);
-    if (opts.flags.has('verbose')) {
-      io.err(`agent ${agentName}, store ${describeStoreUrl(storeUrl)}, lease ${leaseMs} ms`);
-      io.err(
-        retention === false
-          ? 'retention: off (run a2a-once sweep)'
-          : `retention: every ${retentionInterval}, led by one replica (${server.retention?.settings.holder ?? ''})`,
-      );
-    }
-
-    await new Promise<void>((resolve) => {
-      const stop = () => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        resolve();
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
+    handle = await serveNode(server.fetch, { host: o.host, port }).catch((err: unknown) => {
+      throw listenFailure(err, o.host, port);
     });
-    await handle.close();
-    // Running turns get a grace period to finish; a stuck agent must not make shutdown hang.
-    await Promise.race([server.close(), new Promise((r) => setTimeout(r, 5000).unref())]);
-    return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
-      io.err(`a2a-once serve: ${err.message}`);
-      return 2;
-    }
-    io.err(`a2a-once serve: ${err instanceof Error ? err.message : String(err)}`);
-    return 1;
+    // Closing stops the schedules, so the process can exit with the error.
+    await server.close();
+    throw err;
   }
+  io.err(`a2a-once serve: agent ${agentName}, store ${storeText(o.store)}`);
+  io.out(`a2a-once listening on ${handle.url}`);
+  io.err(`a2a-once serve: card at ${handle.url}/.well-known/agent-card.json; Ctrl+C (or SIGTERM) stops it`);
+  if (o.verbose === true) {
+    io.err(`a2a-once serve: lease ${leaseMs} ms`);
+    io.err(
+      retention === false
+        ? 'retention: off (run a2a-once sweep)'
+        : `retention: every ${o.retentionInterval}, led by one replica (${server.retention?.settings.holder ?? ''})`,
+    );
+  }
+
+  await untilStopped();
+  await handle.close();
+  // Running turns get a grace period to finish; a stuck agent must not make shutdown hang.
+  await Promise.race([server.close(), new Promise((r) => setTimeout(r, 5000).unref())]);
+  return 0;
 }

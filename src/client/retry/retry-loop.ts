@@ -8,6 +8,7 @@ import { A2AError } from '../../protocol/errors.js';
 import { DEFAULT_BACKOFF, retryDelay } from './backoff.js';
 import type { AttemptScope, CallScope } from '../transport/call-scope.js';
 import { RetryBudget } from './retry-budget.js';
+import type { RetryObserver } from './retry-event.js';
 import { failureKindOf } from '../transport/failure-kind.js';
 import { mayRetry, retryAfterMsOf } from './retry-policy.js';
 import type { CallSafety, RetryOptions } from './retry-policy.js';
@@ -28,6 +29,7 @@ export interface ResolvedRetry {
   readonly maxRetryAfterMs: number;
   readonly budget: RetryBudget;
   readonly random: () => number;
+  readonly observer: RetryObserver | undefined;
 }
 
 /** Fills in defaults. `false` means one attempt and no retry. */
@@ -39,6 +41,7 @@ export function resolveRetry(options: RetryOptions | false | undefined): Resolve
     maxRetryAfterMs: o.maxRetryAfterMs ?? 60_000,
     budget: o.budget ?? new RetryBudget(),
     random: o.random ?? Math.random,
+    observer: o.onRetry,
   };
 }
 
@@ -97,7 +100,24 @@ export async function withRetry<T>(
       delay >= o.call.remainingMs();
     if (stop) throw surface(failure);
     o.onRetry?.(failure, state.attempts);
+    notifyRetry(o.retry, { attempt: state.attempts, delayMs: delay, retryAfterMs, error: failure });
     await o.call.sleep(delay);
+  }
+}
+
+/**
+ * Tells the caller's observer about a wait before another attempt (here, and before a stream re-attaches). What
+ * the observer throws is its own failure and must not end a call that can still succeed.
+ */
+export function notifyRetry(
+  retry: ResolvedRetry,
+  event: { attempt: number; delayMs: number; retryAfterMs: number | undefined; error: unknown },
+): void {
+  if (retry.observer === undefined) return;
+  try {
+    retry.observer({ ...event, maxAttempts: retry.maxAttempts });
+  } catch {
+    // ignored: see RetryObserver
   }
 }
 

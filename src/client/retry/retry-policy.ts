@@ -6,6 +6,7 @@
 import { A2AError } from '../../protocol/errors.js';
 import type { BackoffOptions } from './backoff.js';
 import type { RetryBudget } from './retry-budget.js';
+import type { RetryObserver } from './retry-event.js';
 import { TransportError } from '../transport/transport-error.js';
 import type { FailureKind } from '../transport/transport-error.js';
 
@@ -33,6 +34,8 @@ export interface RetryOptions {
   readonly budget?: RetryBudget;
   /** Random source in `[0, 1)`, for tests. */
   readonly random?: () => number;
+  /** Told before each wait between attempts: which attempt failed, why, and how long the wait is. */
+  readonly onRetry?: RetryObserver;
 }
 
 /** Whether a failure of this kind may be retried for a call of this safety. */

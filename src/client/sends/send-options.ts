@@ -12,6 +12,8 @@ export interface SendOptions extends CallOptions {
   /**
    * The idempotency key: `'auto'` (the default) mints one when the peer honours keys and the client's `keys` is
    * not `off`; any other string is used as the key; `false` sends unkeyed. A key already in the message is kept.
+   * A keyed send without a `messageId` gets one derived from the key (`messageIdForKey`), so sending the same
+   * text with the same key again replays the first send's task.
    */
   readonly key?: string | false;
   readonly configuration?: SendMessageConfiguration;
@@ -22,7 +24,10 @@ export interface SendOptions extends CallOptions {
 export type MessageInput =
   string | (Omit<Message, 'messageId' | 'role'> & { messageId?: string; role?: Role });
 
-/** The message `send` will send for `input`: a fresh messageId and `ROLE_USER` unless given. */
+/**
+ * The message for `input`: a fresh messageId and `ROLE_USER` unless given. (`send` then replaces a fresh
+ * messageId of a keyed send with the one its key gives.)
+ */
 export function toMessage(input: MessageInput): Message {
   if (typeof input === 'string')
     return { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: input }] };

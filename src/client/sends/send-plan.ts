@@ -14,6 +14,7 @@ import type { TenantPin } from '../connection/interface-route.js';
 import type { IntentOutcome, IntentStore } from '../intents/intent-store.js';
 import type { MessageInput, SendOptions } from './send-options.js';
 import { toMessage } from './send-options.js';
+import { messageIdForKey } from './message-id.js';
 import { OutcomeUnknownError } from './outcome-unknown-error.js';
 import type { RetryState } from '../retry/retry-loop.js';
 import type { CallSafety } from '../retry/retry-policy.js';
@@ -47,7 +48,8 @@ export interface SendPlan {
 
 /**
  * Decides the key and builds the request. A key already in the message wins; a different explicit key is a
- * caller bug and is refused rather than silently replacing one of them.
+ * caller bug and is refused rather than silently replacing one of them. A keyed send the caller gave no messageId
+ * gets the one derived from its key (`message-id.ts`), so the same send made again is a replay, not a conflict.
  *
  * `tenant` is the tenant of the interface the send starts on; a keyed send is bound to it.
  *
@@ -73,6 +75,9 @@ export function planSend(
     // Minted once per logical send, never per attempt (docs/semantics.md §7).
     key = mintKey();
     message = setKey(message, key);
+  }
+  if (key !== undefined && (typeof input === 'string' || input.messageId === undefined)) {
+    message = { ...message, messageId: messageIdForKey(key) };
   }
   const request: SendMessageRequest = { message };
   if (opts.configuration !== undefined) request.configuration = opts.configuration;

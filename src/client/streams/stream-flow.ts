@@ -15,6 +15,7 @@ import type { CallScope } from '../transport/call-scope.js';
 import type { OpenedStream } from '../connection/connection.js';
 import type { CallOptions } from '../connection/call-options.js';
 import { readStreamResponse, readTask } from '../transport/parse-results.js';
+import { notifyRetry } from '../retry/retry-loop.js';
 import type { RetryState } from '../retry/retry-loop.js';
 import { failureKindOf } from '../transport/failure-kind.js';
 import type { CallSafety } from '../retry/retry-policy.js';
@@ -123,6 +124,12 @@ export async function* runStream(
     reattachments++;
     view.beginResync();
     source = next;
+    notifyRetry(conn.retry, {
+      attempt: reattachments,
+      delayMs: delay,
+      retryAfterMs: undefined,
+      error: failure,
+    });
     await call.sleep(delay);
   }
 }

@@ -2,9 +2,10 @@
  * Shared helpers for the demo-agent tests: a real request handler over an in-memory store, user messages,
  * stream collection and artifact text extraction.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import type {
   Artifact,
   Message,
@@ -64,9 +65,18 @@ export function texts(of: Artifact | Message | undefined): string[] {
   return (of?.parts ?? []).flatMap((p: Part) => ('text' in p ? [p.text] : []));
 }
 
-/** A fresh effects-log path in a temporary directory. */
+/** The temporary directories `tempLogPath` made in this test file, removed when the file's tests are done. */
+const tempDirs: string[] = [];
+// Registered when a test file imports this module, so it belongs to that file's run.
+afterAll(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh effects-log path in a temporary directory (removed after the test file). */
 export function tempLogPath(): string {
-  return join(mkdtempSync(join(tmpdir(), 'a2a-once-agents-')), 'effects.jsonl');
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-once-agents-'));
+  tempDirs.push(dir);
+  return join(dir, 'effects.jsonl');
 }
 
 /** Polls `check` until it returns true (or fails after `timeoutMs`). */

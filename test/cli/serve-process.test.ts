@@ -1,0 +1,85 @@
+/**
+ * `a2a-once serve` as a user starts it (the built CLI, dist/): it says what it serves and how to stop it, uses
+ * the fixed default port without `--port`, and fails to start in one line (a stack only with A2A_ONCE_DEBUG=1).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_PORT } from '../../src/cli/commands/serve.js';
+import { CLI_PATH, cliBuilt, startServe } from '../processes/serve-process.js';
+import { until } from '../processes/lost-replica.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'a2a-once-cli-serve-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs `serve args` until it prints its URL or exits; stops it if it started. */
+function serveBriefly(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI_PATH, 'serve', ...args], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout.on('data', (d: Buffer) => {
+    stdout += d.toString();
+    if (stdout.includes('listening on')) child.kill('SIGTERM');
+  });
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe.skipIf(!cliBuilt)('a2a-once serve, started by hand', () => {
+  it('says which agent and store it serves, where its card is, and how to stop it', async () => {
+    const db = join(dir, 'said.db');
+    const serve = await startServe(['--agent', 'echo', '--store', `sqlite:${db}`], dir);
+    try {
+      // stderr and stdout are separate pipes: the lines on stderr may arrive after the URL on stdout.
+      await until(() => serve.stderr().includes('Ctrl+C'));
+      const said = serve.stderr();
+      expect(said).toContain(`a2a-once serve: agent echo, store sqlite:${db} (${db})`);
+      expect(said).toContain(`a2a-once serve: card at ${serve.url}/.well-known/agent-card.json`);
+      expect(said).toMatch(/Ctrl\+C/);
+    } finally {
+      await serve.stop();
+    }
+  }, 20_000);
+
+  it(`listens on port ${DEFAULT_PORT} without --port (or says that port is taken)`, async () => {
+    const r = await serveBriefly(['--store', 'memory']);
+    const listening = r.stdout.includes(`a2a-once listening on http://127.0.0.1:${DEFAULT_PORT}`);
+    const taken = r.stderr.includes(
+      `a2a-once serve: port ${DEFAULT_PORT} on 127.0.0.1 is in use: pick another with --port N`,
+    );
+    expect(listening || taken, r.stderr).toBe(true);
+  }, 20_000);
+
+  it('a port in use: exit 1, one line saying so, no stack', async () => {
+    const first = await startServe(['--store', 'memory'], dir);
+    try {
+      const port = new URL(first.url).port;
+      const r = await serveBriefly(['--store', 'memory', '--port', port]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trim().split('\n');
+      expect(lines.at(-1)).toBe(
+        `a2a-once serve: port ${port} on 127.0.0.1 is in use: pick another with --port N, or --port 0 for any free port`,
+      );
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+
+      const debug = await serveBriefly(['--store', 'memory', '--port', port], {
+        ...process.env,
+        A2A_ONCE_DEBUG: '1',
+      });
+      expect(debug.code).toBe(1);
+      expect(debug.stderr).toMatch(/^\s+at /m);
+    } finally {
+      await first.stop();
+    }
+  }, 30_000);
+});
