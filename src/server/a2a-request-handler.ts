@@ -14,6 +14,7 @@ import {
   ExtendedAgentCardNotConfiguredError,
   ExtensionSupportRequiredError,
   InternalError,
+  InvalidParamsError,
   ServerBusyError,
   TaskNotCancelableError,
   TaskNotFoundError,
@@ -35,6 +36,7 @@ import type {
 } from '../protocol/requests.js';
 import { isTerminalState } from '../protocol/task-state.js';
 import type { StoredTask } from '../store/records.js';
+import type { Scope } from '../store/scope.js';
 import { admitSend, scopeOf, type Admission, type AdmissionConfig } from './admission/admission.js';
 import type { CallContext } from './call-context.js';
 import { errorFields, logSafely, noteTaskId } from './observability/error-log.js';
@@ -43,6 +45,9 @@ import { ADMISSION_COUNTER } from './observability/metrics.js';
 import { buildAgentCard, requiredExtensions } from './card.js';
 import { resolveServerOptions, type A2AServerOptions, type ResolvedServerOptions } from './options.js';
 import * as push from './push/push-config-ops.js';
+import { PushDispatcher } from './push/push-dispatcher.js';
+import { resolvePushOptions, type ResolvedPushOptions } from './push/push-options.js';
+import { checkWebhookAtCreation, WebhookTargetError } from './push/webhook-url-guard.js';
 import type { RequestHandler } from './request-handler.js';
 import { TaskRecovery } from './recovery/task-recovery.js';
 import { Runner } from './runner/runner.js';
@@ -59,19 +64,36 @@ export class A2ARequestHandler implements RequestHandler {
   readonly recovery: TaskRecovery;
   /** The leases this server's turns run under; `leases.workerName` names this server instance in them. */
   readonly leases: TurnLeases;
+  /**
+   * Push delivery (ADR 0045), when the card declares push notifications and the host did not turn delivery off;
+   * `createA2AServer` starts it.
+   */
+  readonly push: PushDispatcher | undefined;
+  readonly #pushOptions: ResolvedPushOptions | undefined;
   readonly #admission: AdmissionConfig;
   readonly #required: string[];
 
   constructor(options: A2AServerOptions) {
     this.options = resolveServerOptions(options);
     const o = this.options;
-    this.agentCard = buildAgentCard(o.card, o.store.supportsIdempotency, o.keyTtlMs);
+    this.agentCard = buildAgentCard(cardInit(o), o.store.supportsIdempotency, o.keyTtlMs);
     this.#required = requiredExtensions(this.agentCard);
+    const workerName = defaultWorkerName();
+    const delivers = this.agentCard.capabilities.pushNotifications === true && o.push !== false;
+    const pushOptions = delivers ? resolvePushOptions(o.push) : undefined;
+    this.#pushOptions = pushOptions;
+    const dispatcher = pushOptions
+      ? new PushDispatcher(o.store, pushOptions, o.logger, o.clock, `${workerName}:push`)
+      : undefined;
+    this.push = dispatcher;
     this.runner = new Runner(o.store, o.agent, o.logger, o.clock, undefined, {
       leaseMs: o.leaseMs,
       maxStepResultBytes: o.maxStepResultBytes,
+      ...(dispatcher
+        ? { onCommitted: (scope: Scope, taskId: string) => dispatcher.committed(scope, taskId) }
+        : {}),
     });
-    const leases = (this.leases = new TurnLeases(defaultWorkerName(), o.leaseMs));
+    const leases = (this.leases = new TurnLeases(workerName, o.leaseMs));
     this.recovery = new TaskRecovery({
       store: o.store,
       runner: this.runner,
@@ -122,8 +144,11 @@ export class A2ARequestHandler implements RequestHandler {
     if (inline) {
       push.assertPushSupported(this.agentCard);
       pushConfig = push.preparePushConfig(inline, '');
+      await this.#checkWebhook(pushConfig.url);
     }
     const admission = await admitSend(this.#admission, params, ctx, pushConfig);
+    if (pushConfig && admission.kind !== 'replay')
+      this.push?.track(admission.scope, admission.record.task.id);
     if (admission.kind === 'replay') {
       // A retry of a task whose worker was lost must not wait on (or stream) a task nobody runs.
       if (!this.recovery.lapsed(admission.record)) return admission;
@@ -151,6 +176,21 @@ export class A2ARequestHandler implements RequestHandler {
     if (typeof params.message.metadata?.[IDEMPOTENCY_METADATA_KEY] === 'string')
       ctx.activatedExtensions.add(IDEMPOTENCY_EXTENSION_URI);
     return admission;
+  }
+
+  /** The SSRF check of a webhook URL at config creation (ADR 0045): a refused target is InvalidParams. */
+  async #checkWebhook(url: string): Promise<void> {
+    const o = this.#pushOptions;
+    if (!o) return;
+    try {
+      await checkWebhookAtCreation(url, o.allowPrivateTargets, o.resolve);
+    } catch (err) {
+      if (!(err instanceof WebhookTargetError)) throw err;
+      throw new InvalidParamsError({
+        message: `Invalid parameters: url refused: ${err.message}`,
+        metadata: { fields: 'url', ...(err.addressClass ? { addressClass: err.addressClass } : {}) },
+      });
+    }
   }
 
   async #release(a: Admission): Promise<void> {
@@ -297,6 +337,7 @@ export class A2ARequestHandler implements RequestHandler {
       });
       if (res.ok) {
         this.runner.stop(scope, params.id);
+        this.push?.committed(scope, params.id);
         return res.record.task;
       }
     }
@@ -320,18 +361,24 @@ export class A2ARequestHandler implements RequestHandler {
     return followTask(this.options.store, scopeOf(ctx), record, false, ctx.signal, this.options.logger);
   }
 
-  createTaskPushNotificationConfig(
+  async createTaskPushNotificationConfig(
     params: TaskPushNotificationConfig,
     ctx: CallContext,
   ): Promise<TaskPushNotificationConfig> {
     this.#negotiate(ctx);
     push.assertPushSupported(this.agentCard);
-    return push.createPushConfig(
+    const scope = scopeOf(ctx);
+    const created = await push.createPushConfig(
       this.options.store,
-      scopeOf(ctx),
+      scope,
       params,
       this.options.maxPushConfigsPerTask,
+      (url) => this.#checkWebhook(url),
     );
+    // The task's past events are due to the new webhook now, its next ones as they are committed.
+    this.push?.track(scope, created.taskId ?? '');
+    this.push?.wake();
+    return created;
   }
 
   getTaskPushNotificationConfig(
@@ -372,6 +419,14 @@ export class A2ARequestHandler implements RequestHandler {
   async close(): Promise<void> {
     await this.runner.drain();
     this.runner.close();
+    await this.push?.close();
     await this.options.store.close();
   }
+}
+
+/** The card as the host wrote it, but saying `pushNotifications: false` when the host turned delivery off. */
+function cardInit(o: ResolvedServerOptions): ResolvedServerOptions['card'] {
+  const caps = o.card.capabilities;
+  if (o.push !== false || caps?.pushNotifications !== true) return o.card;
+  return { ...o.card, capabilities: { ...caps, pushNotifications: false } };
 }

@@ -43,6 +43,8 @@ export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions
       ? undefined
       : new RecoverySchedule(handler.recovery, o.logger, o.recovery.intervalMs ?? o.leaseMs / 2);
   recovery?.start();
+  // Push delivery (ADR 0045): at once, for what a previous process left undelivered.
+  handler.push?.start();
   return {
     handler,
     fetch,

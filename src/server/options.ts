@@ -11,6 +11,7 @@ import type { CallContext } from './call-context.js';
 import type { AgentCardInit } from './card.js';
 import { jsonLineLogger, type ServerLogger } from './observability/logger.js';
 import { noopMetrics, type ServerMetrics } from './observability/metrics.js';
+import type { PushDeliveryOptions } from './push/push-options.js';
 import type { RecoveryOptions } from './recovery/recovery-schedule.js';
 import type { RetentionScheduleOptions } from './retention/retention-schedule.js';
 import { DEFAULT_MAX_STEP_RESULT_BYTES } from './runner/durable-step.js';
@@ -59,6 +60,13 @@ export interface A2AServerOptions {
   recovery?: false | RecoveryOptions;
   /** The largest result a durable step may record, in bytes of JSON (default 256 KiB; ADR 0038). */
   maxStepResultBytes?: number;
+  /**
+   * Push delivery (docs/semantics.md §5, ADR 0045): when the card declares `capabilities.pushNotifications`,
+   * the server delivers every event of a task to its webhooks, with these settings (signing secret, private
+   * targets, timeouts). `false` turns delivery off, and the card then says `pushNotifications: false`: a card
+   * declares only what the server does.
+   */
+  push?: false | PushDeliveryOptions;
   metrics?: ServerMetrics;
   logger?: ServerLogger;
 }
@@ -80,6 +88,7 @@ export interface ResolvedServerOptions {
   readonly leaseMs: number;
   readonly recovery: false | RecoveryOptions;
   readonly maxStepResultBytes: number;
+  readonly push: false | PushDeliveryOptions;
   readonly metrics: ServerMetrics;
   readonly logger: ServerLogger;
 }
@@ -106,6 +115,7 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
       'maxStepResultBytes',
       o.maxStepResultBytes ?? DEFAULT_MAX_STEP_RESULT_BYTES,
     ),
+    push: o.push ?? {},
     metrics: o.metrics ?? noopMetrics,
     logger: o.logger ?? jsonLineLogger(), // warn and error on stderr (ADR 0029); pass silentLogger for none
   };

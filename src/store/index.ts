@@ -7,6 +7,7 @@ export * from './scope.js';
 export * from './records.js';
 export * from './task-store.js';
 export * from './retention.js';
+export * from './push-delivery.js';
 export * from './page-token.js';
 export * from './memory/index.js';
 export { openStore, describeStoreUrl, type OpenStoreOptions, type OpenedStore } from './open-store.js';

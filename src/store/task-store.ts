@@ -12,6 +12,7 @@ import type { Message, StreamResponse, Task } from '../protocol/model.js';
 import type { TaskPushNotificationConfig } from '../protocol/requests.js';
 import type { TaskState } from '../protocol/task-state.js';
 import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from './records.js';
+import type { PushDelivery, PushDeliveryState, PushOutcome } from './push-delivery.js';
 import type { PurgeReport, RetentionPolicy } from './retention.js';
 import type { Scope } from './scope.js';
 
@@ -269,6 +270,30 @@ export interface TaskStore {
   listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]>;
   /** Idempotent; returns whether a config was deleted. */
   deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean>;
+
+  /**
+   * Push delivery (docs/semantics.md §5, ADR 0045). Claims, over every scope, at most `limit` webhooks that have
+   * an undelivered event (`taskSeq > deliveredSeq`), whose next attempt is due and that nobody holds (or whose
+   * holder's claim lapsed), oldest due first, for `holder` until now + `claimMs`. Of racing claimers, across
+   * processes sharing the store, each webhook goes to one. A new config starts before the task's first event;
+   * replacing a config by id keeps where its delivery stands.
+   */
+  claimPushDeliveries(holder: string, claimMs: number, limit: number): Promise<PushDelivery[]>;
+
+  /**
+   * Records what delivering to a claimed webhook came to (`PushOutcome`), only if `holder` still holds its claim
+   * and (but for `released`) `outcome.seq` is the event after `deliveredSeq`; false otherwise, changing nothing.
+   */
+  recordPushDelivery(
+    scope: Scope,
+    taskId: string,
+    configId: string,
+    holder: string,
+    outcome: PushOutcome,
+  ): Promise<boolean>;
+
+  /** Where delivery to a push config stands (attempts, last error, what was given up), if the config exists. */
+  getPushDelivery(scope: Scope, taskId: string, configId: string): Promise<PushDeliveryState | undefined>;
 
   /**
    * Deletes terminal tasks older than the policy (with their events and push configs), turns expired keys whose

@@ -36,7 +36,7 @@ describe.skipIf(!cliBuilt)('a2a-once serve', () => {
       };
       expect(card.capabilities).toMatchObject({
         streaming: true,
-        pushNotifications: false, // push delivery is not built yet
+        pushNotifications: true, // serve delivers push notifications (ADR 0045)
         extendedAgentCard: true,
       });
       expect(card.supportedInterfaces.map((i) => i.protocolBinding).sort()).toEqual(['HTTP+JSON', 'JSONRPC']);

@@ -12,6 +12,8 @@ import { leaseContract } from './contract-leases.js';
 import { listContract } from './contract-list.js';
 import { parentRenewalContract } from './contract-parent-renewal.js';
 import { purgeContract } from './contract-purge.js';
+import { pushClaimContract } from './contract-push-claims.js';
+import { pushDeliveryContract } from './contract-push-delivery.js';
 import { raceContract } from './contract-races.js';
 import { releaseContract } from './contract-release.js';
 import { stepContract } from './contract-steps.js';
@@ -37,6 +39,8 @@ export function describeTaskStoreContract(name: string, makeStore: MakeStore): v
     describe('worker leases', () => leaseContract(makeStore));
     describe('durable steps', () => stepContract(makeStore));
     describe('delegation lease renewals', () => parentRenewalContract(makeStore));
+    describe('push delivery', () => pushDeliveryContract(makeStore));
+    describe('push delivery claims', () => pushClaimContract(makeStore));
     describe('races', () => raceContract(makeStore));
   });
 }

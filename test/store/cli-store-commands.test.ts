@@ -42,10 +42,10 @@ describe('a2a-once migrate', () => {
     const url = `sqlite:${join(dir, 'm.db')}`;
     const io = captureIO();
     expect(await migrate(['--store', url, '--create'], io)).toBe(0);
-    expect(io.outLines.join('\n')).toMatch(/applied migration\(s\) 1, 2, 3, 4; schema now at version 4/);
+    expect(io.outLines.join('\n')).toMatch(/applied migration\(s\) 1, 2, 3, 4, 5; schema now at version 5/);
     const again = captureIO();
     expect(await migrate([`--store=${url}`], again)).toBe(0);
-    expect(again.outLines.join('\n')).toMatch(/schema is current \(version 4\)/);
+    expect(again.outLines.join('\n')).toMatch(/schema is current \(version 5\)/);
   });
 
   it('exits 2 on bad usage and 1 when the store fails', async () => {
@@ -76,7 +76,7 @@ describe('a2a-once migrate', () => {
     );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/schema now at version 4/);
+    expect(r.stdout).toMatch(/schema now at version 5/);
   });
 });
 

@@ -32,7 +32,7 @@ describe('openStore', () => {
       expect(store).toBeInstanceOf(SqliteTaskStore);
       expect(store.capabilities).toEqual({ idempotency: true, sharedAcrossProcesses: true });
       expect((await store.createTask(scope, { task })).outcome).toBe('created');
-      expect(await store.migrate?.()).toEqual({ applied: [], version: 4 });
+      expect(await store.migrate?.()).toEqual({ applied: [], version: 5 });
       await store.close();
     }
     // The file keeps its data across opens.
@@ -43,7 +43,7 @@ describe('openStore', () => {
 
   it('leaves the schema alone with migrate: false', async () => {
     const store = await openStore(`sqlite:${join(dir, 'c.db')}`, { migrate: false });
-    expect(await store.migrate?.()).toEqual({ applied: [1, 2, 3, 4], version: 4 });
+    expect(await store.migrate?.()).toEqual({ applied: [1, 2, 3, 4, 5], version: 5 });
     await store.close();
   });
 

@@ -97,13 +97,14 @@ describe('SQLite migrations', () => {
     const path = join(dir, 'm.db');
     const stores = Array.from({ length: 4 }, () => new SqliteTaskStore({ path }));
     const reports = await Promise.all(stores.map((s) => s.migrate()));
-    expect(reports.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4]);
+    expect(reports.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4, 5]);
     const db = new BetterSqlite3(path);
     expect(db.prepare('SELECT version FROM a2a_migrations ORDER BY version').all()).toEqual([
       { version: 1 },
       { version: 2 },
       { version: 3 },
       { version: 4 },
+      { version: 5 },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
@@ -138,7 +139,7 @@ describe('PostgreSQL migrations', () => {
     try {
       const stores = Array.from({ length: 4 }, () => new PostgresTaskStore({ pool: backend.pool(), schema }));
       const reports = await Promise.all(stores.map((s) => s.migrate()));
-      expect(reports.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4]);
+      expect(reports.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4, 5]);
       const pool = backend.pool();
       await pool.query(`INSERT INTO "${schema}".a2a_migrations VALUES (99, 'future', 0)`);
       await expect(stores[0]!.migrate()).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' });
@@ -170,7 +171,7 @@ describe.each([
       const clock = new ManualClock();
       const migratedAt = clock.now();
       const store = await old.open(clock);
-      expect((await store.migrate()).applied).toEqual([2, 3, 4]);
+      expect((await store.migrate()).applied).toEqual([2, 3, 4, 5]);
       expect(await store.getKey(ALICE, keyOf('tomb'))).toMatchObject({
         tombstone: true,
         tombstonedAt: migratedAt,
@@ -197,7 +198,7 @@ describe.each([
       await db.insertKey({ key: keyOf('tomb'), expiresAt: 0, tombstone: true });
       const clock = new ManualClock();
       const store = await db.open(clock);
-      expect((await store.migrate()).applied).toEqual([3, 4]);
+      expect((await store.migrate()).applied).toEqual([3, 4, 5]);
       const policy = { terminalMaxAgeMs: WEEK, tombstoneMaxAgeMs: WEEK };
       const sweptAt = clock.now();
       expect(await store.purgeExpired(policy)).toMatchObject({ keys: 0, tombstones: 0 });

@@ -1,10 +1,16 @@
 /**
  * `a2a-once serve`: serves a built-in agent over JSON-RPC and HTTP+JSON until SIGINT/SIGTERM.
  *
- *   a2a-once serve [--host 127.0.0.1] [--port 8420] [--agent echo|tck|ask|slow|delegating|ledger] [--store URL]
- *                  [--key-ttl 24h] [--tombstone-ttl 7d] [--max-keys N] [--expired-keys refuse|treat-as-new]
- *                  [--retention-interval 60s|off] [--retain-finished 7d] [--abandon-after 30d]
- *                  [--lease 30s] [--effects-log FILE] [--delay-ms N] [--verbose]
+ *   a2a-once serve [--host 127.0.0.1] [--port 8420] [--agent echo|tck|ask|slow|delegating|ledger|tree]
+ *                  [--store URL] [--key-ttl 24h] [--tombstone-ttl 7d] [--max-keys N]
+ *                  [--expired-keys refuse|treat-as-new] [--retention-interval 60s|off] [--retain-finished 7d]
+ *                  [--abandon-after 30d] [--lease 30s] [--webhook-secret whsec_...] [--allow-private-webhooks]
+ *                  [--effects-log FILE] [--delay-ms N] [--verbose]
+ *
+ * Push notifications are delivered (ADR 0045) for agents whose card declares them (`tck`): signed when a
+ * Standard Webhooks secret is given, by `--webhook-secret` or, better (a flag shows in `ps`), the environment
+ * variable `A2A_ONCE_WEBHOOK_SECRET`; webhooks on loopback or private addresses only with
+ * `--allow-private-webhooks`.
  *
  * The port defaults to 8420 (ADR 0043), so the URL a user types into `a2a-once send` stays the same from one run to
  * the next; `--port 0` takes any free port (tests, several servers on one machine).
@@ -32,7 +38,8 @@ import type { RecoveryReport } from '../../server/recovery/task-recovery.js';
 import { MIN_LEASE_MS } from '../../server/runner/turn-lease.js';
 import { jsonLineLogger } from '../../server/observability/logger.js';
 import { serveNode } from '../../server/node/index.js';
-import { choiceOption, durationOption, integerOption, portOption } from '../args.js';
+import { parseWebhookSecret, WebhookSecretError } from '../../webhook-wire/webhook-wire.js';
+import { choiceOption, durationOption, integerOption, portOption, UsageError } from '../args.js';
 import type { CliIO } from '../io.js';
 import { runCommand, subcommand, textOption } from '../program.js';
 import { badStoreUrl, sqliteFileOf } from '../store-file.js';
@@ -59,6 +66,23 @@ interface ServeFlags {
   effectsLog?: string;
   delayMs: string;
   verbose?: boolean;
+  webhookSecret?: string;
+  allowPrivateWebhooks?: boolean;
+}
+
+/** The environment variable holding the webhook signing secret (preferred to the flag: flags show in `ps`). */
+export const WEBHOOK_SECRET_ENV = 'A2A_ONCE_WEBHOOK_SECRET';
+
+/** A usage error naming what is wrong with a webhook secret, never echoing it. */
+function checkWebhookSecret(secret: string): void {
+  if (secret === '') return;
+  try {
+    parseWebhookSecret(secret);
+  } catch (err) {
+    if (err instanceof WebhookSecretError)
+      throw new UsageError(`--webhook-secret / $${WEBHOOK_SECRET_ENV}: ${err.message}`);
+    throw err;
+  }
 }
 
 /** The start-up recovery line. */
@@ -124,6 +148,14 @@ export function run(args: string[], io: CliIO): Promise<number> {
     command.addOption(textOption(flags, description, fallback));
   command
     .option('--effects-log <file>', 'append a line per agent run to this file, for tests (default: none)')
+    .option(
+      '--webhook-secret <whsec>',
+      `sign push notifications with this Standard Webhooks secret, whsec_<base64> (default: $${WEBHOOK_SECRET_ENV}, else unsigned)`,
+    )
+    .option(
+      '--allow-private-webhooks',
+      'let webhooks point at loopback and private addresses (default: refused)',
+    )
     .option('--verbose', 'log every request as a JSON line on stderr')
     .addHelpText(
       'after',
@@ -153,6 +185,13 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
           interruptedMaxAgeMs: durationOption('abandon-after', o.abandonAfter, 1),
         };
 
+  const signingSecret = o.webhookSecret ?? process.env[WEBHOOK_SECRET_ENV];
+  if (signingSecret !== undefined) checkWebhookSecret(signingSecret);
+  const push = {
+    ...(signingSecret !== undefined && signingSecret !== '' ? { signingSecret } : {}),
+    allowPrivateTargets: o.allowPrivateWebhooks === true,
+  };
+
   const store = await openStore(o.store, { tombstoneTtlMs }).catch((err: unknown) => {
     throw badStoreUrl(err);
   });
@@ -161,6 +200,8 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     const agent = createAgent(agentName, {
       ...(o.effectsLog ? { effectsLog: new EffectsLog(o.effectsLog) } : {}),
       delayMs,
+      // The server delivers push notifications (ADR 0045), so a card may say so.
+      pushNotifications: true,
     });
     server = createA2AServer({
       agent: agent.executor,
@@ -172,6 +213,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       expiredKeys,
       retention,
       leaseMs,
+      push,
       logger: jsonLineLogger(o.verbose === true),
     });
   } catch (err) {

@@ -1,7 +1,7 @@
 /**
  * The four push-config operations (A2A §3.1.7–3.1.10). Configs are stored per task, at most a capped number of
- * them (`push-config-cap.ts`), and listed in pages (`push-config-paging.ts`); delivery (outbox, signing, SSRF
- * checks) is a later layer.
+ * them (`push-config-cap.ts`), and listed in pages (`push-config-paging.ts`); the URL's target is checked by the
+ * SSRF guard (`webhook-url-guard.ts`), and delivery is `push-dispatcher.ts` (ADR 0045).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -26,6 +26,14 @@ export function assertPushSupported(card: AgentCard): void {
   if (card.capabilities.pushNotifications !== true) throw new PushNotificationNotSupportedError();
 }
 
+function hasControlCharacter(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+}
+
 /** Checks a webhook URL's form (http or https, absolute) and gives the config an id. */
 export function preparePushConfig(
   config: TaskPushNotificationConfig,
@@ -39,6 +47,26 @@ export function preparePushConfig(
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new InvalidParamsError('Invalid parameters: url must be http or https');
+  }
+  // These travel as header values: a control character would split or break the request (header injection).
+  const a = config.authentication;
+  for (const [name, v] of [
+    ['authentication.scheme', a?.scheme],
+    ['authentication.credentials', a?.credentials],
+    ['token', config.token],
+  ] as const) {
+    if (v !== undefined && hasControlCharacter(v)) {
+      throw new InvalidParamsError({
+        message: `Invalid parameters: ${name} must not contain control characters`,
+        metadata: { fields: name },
+      });
+    }
+  }
+  if (a !== undefined && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(a.scheme)) {
+    throw new InvalidParamsError({
+      message: 'Invalid parameters: authentication.scheme must be an HTTP auth scheme token such as Bearer',
+      metadata: { fields: 'authentication.scheme' },
+    });
   }
   const { tenant: _tenant, ...rest } = config;
   return { ...rest, id: config.id || randomUUID(), taskId };
@@ -58,11 +86,13 @@ export async function createPushConfig(
   scope: Scope,
   params: TaskPushNotificationConfig,
   maxPerTask: number = DEFAULT_MAX_PUSH_CONFIGS_PER_TASK,
+  checkUrl: (url: string) => Promise<void> = () => Promise.resolve(),
 ): Promise<TaskPushNotificationConfig> {
   const taskId = params.taskId;
   if (!taskId) throw new InvalidParamsError('Invalid parameters: taskId is required');
   await assertTaskVisible(store, scope, taskId);
   const config = preparePushConfig(params, taskId);
+  await checkUrl(config.url);
   await putWithinCap(store, scope, taskId, config, maxPerTask);
   return config;
 }

@@ -49,6 +49,8 @@ export interface RunnerSettings {
   readonly leaseMs: number;
   /** The largest step result, in bytes of JSON (ADR 0038). */
   readonly maxStepResultBytes: number;
+  /** Told after each write a turn commits (push delivery's wake-up, ADR 0045); must be cheap and not throw. */
+  readonly onCommitted?: (scope: Scope, taskId: string) => void;
 }
 
 const DEFAULT_SETTINGS: RunnerSettings = {
@@ -90,6 +92,7 @@ export class Runner {
       retry: this.retry,
       leaseMs: this.#settings.leaseMs,
       maxStepResultBytes: this.#settings.maxStepResultBytes,
+      ...(this.#settings.onCommitted ? { onCommitted: this.#settings.onCommitted } : {}),
       ...turn,
     });
     this.leases.ensureStarted();

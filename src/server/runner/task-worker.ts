@@ -72,6 +72,8 @@ export interface TaskWorkerInit {
   readonly leaseMs: number;
   /** The largest step result, in bytes of JSON (ADR 0038). */
   readonly maxStepResultBytes: number;
+  /** Told after each committed write (push delivery's wake-up, ADR 0045). */
+  readonly onCommitted?: (scope: Scope, taskId: string) => void;
 }
 
 /** What a lease renewal found. */
@@ -121,6 +123,7 @@ export class TaskWorker implements AgentContext {
   readonly #leaseOwner: string | undefined;
   readonly #leaseMs: number;
   readonly #maxStepResultBytes: number;
+  readonly #onCommitted: ((scope: Scope, taskId: string) => void) | undefined;
   #steps: DurableSteps | undefined;
   /** Lease ticks this worker has seen (the keeper renews from the second on; see `LeaseKeeper`). */
   leaseTicks = 0;
@@ -158,6 +161,7 @@ export class TaskWorker implements AgentContext {
     this.#leaseOwner = init.record.lease?.owner;
     this.#leaseMs = init.leaseMs;
     this.#maxStepResultBytes = init.maxStepResultBytes;
+    this.#onCommitted = init.onCommitted;
     this.tenant = init.scope.tenant;
     this.principal = init.principal;
     this.requestedExtensions = init.requestedExtensions;
@@ -318,6 +322,7 @@ export class TaskWorker implements AgentContext {
         throw new StaleWriterError(this.taskId);
       }
       this.#current = res.record;
+      this.#onCommitted?.(t.scope, this.taskId);
     };
     // Writes commit in call order. When nothing is in flight the write starts at once (no extra turn of the
     // microtask queue: this is on every send's path).
@@ -381,6 +386,7 @@ export class TaskWorker implements AgentContext {
         return 'stale';
       }
       this.#current = res.record;
+      this.#onCommitted?.(this.#target.scope, this.taskId);
       // Written; or an earlier write of ours had landed after all: look again at what the task is now.
       if (!res.landedEarlier) return 'settled';
     }

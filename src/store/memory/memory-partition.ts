@@ -8,6 +8,7 @@
  */
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import type { StoredTask } from '../records.js';
+import type { MemoryPushCursor } from './memory-push.js';
 import type { LogEntry } from './memory-event-log.js';
 import type { ListedTasks } from './memory-list.js';
 import type { LiveKey, Tombstone } from './memory-keys.js';
@@ -22,6 +23,8 @@ export class TaskEntry implements Queued<TaskEntry> {
   readonly events: LogEntry[] = [];
   /** Created on first use: most tasks never get a push config (an empty Map costs more than the task's fields). */
   pushConfigs: Map<string, TaskPushNotificationConfig> | undefined = undefined;
+  /** Where delivery to each push config stands, by config id (ADR 0045); made with the first config. */
+  pushCursors: Map<string, MemoryPushCursor> | undefined = undefined;
   /** Wake-ups of `watch` iterators and blocking waits waiting for the next event or the task's removal. */
   waiters: Set<() => void> | undefined = undefined;
   /** Links in the store's queue of finished, interrupted or leased running tasks (`ordered-queue.ts`); or none. */

@@ -51,6 +51,8 @@ export class MemoryState {
   readonly keyExpiry = new OrderedQueue<LiveKey>((k) => k.expiresAt);
   /** Tombstones by the time they became tombstones: their age counts from there, never from `expiresAt`. */
   readonly tombstoneAge = new OrderedQueue<Tombstone>((t) => t.tombstonedAt);
+  /** Tasks with a push config whose delivery may be behind the task's events (ADR 0045). */
+  readonly pushPending = new Set<TaskEntry>();
   taskCount = 0;
   liveKeyCount = 0;
   /** Keys turned into tombstones so far (retention reports its own share as the difference). */
@@ -127,6 +129,8 @@ export class MemoryState {
     const kind = reply ? 'message' : cur.kind;
     const record = storedTask(task, kind, reply ?? cur.reply, fence, seq, cur.createdAt, now, lease);
     this.#place(entry, record);
+    // The outbox mark, in the same step as the events (ADR 0045): this task's webhooks have work.
+    if (entry.pushCursors !== undefined && events.length > 0) this.pushPending.add(entry);
     wake(entry);
     return record;
   }
@@ -181,6 +185,7 @@ export class MemoryState {
     p.tasks.delete(id);
     if (p.tasks.size === 0) p.tasks = undefined;
     this.taskCount--;
+    this.pushPending.delete(entry);
     if (entry.record.kind === 'task' && p.listed !== undefined) {
       p.listed.remove(entry);
       if (p.listed.size === 0) p.listed = undefined;

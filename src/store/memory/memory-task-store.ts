@@ -12,6 +12,7 @@ import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { isTerminalState } from '../../protocol/task-state.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from '../records.js';
+import type { PushDelivery, PushDeliveryState, PushOutcome } from '../push-delivery.js';
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
 import { StoreError } from '../sql/store-error.js';
@@ -36,6 +37,7 @@ import { nextRecordOf, watchEvents } from './memory-follow.js';
 import * as leases from './memory-leases.js';
 import { emptyPage } from './memory-list.js';
 import { TaskEntry, type MemoryPartition } from './memory-partition.js';
+import { claimDeliveries, deleteConfig, deliveryState, putConfig, recordDelivery } from './memory-push.js';
 import { dropPastTtl, purge, sweep } from './memory-retention.js';
 import { MemoryState, storedTask } from './memory-state.js';
 
@@ -164,7 +166,7 @@ export class MemoryTaskStore implements TaskStore {
     const lease = input.lease === undefined ? undefined : leaseAt(input.lease, now);
     const record = storedTask(input.task, 'task', undefined, 1, 0, now, now, lease);
     const entry = new TaskEntry(record, p);
-    for (const c of input.pushConfigs ?? []) if (c.id) (entry.pushConfigs ??= new Map()).set(c.id, c);
+    for (const c of input.pushConfigs ?? []) putConfig(state, entry, c);
     state.addTask(entry);
     if (claim) state.putKey(p, claim, id, now);
     return { outcome: 'created', record };
@@ -317,7 +319,7 @@ export class MemoryTaskStore implements TaskStore {
 
   putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {
     const entry = this.#state.partition(scope)?.tasks?.get(taskId);
-    if (entry && config.id) (entry.pushConfigs ??= new Map()).set(config.id, config);
+    if (entry) putConfig(this.#state, entry, config);
     return Promise.resolve();
   }
 
@@ -332,9 +334,27 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
-    return Promise.resolve(
-      this.#state.partition(scope)?.tasks?.get(taskId)?.pushConfigs?.delete(id) ?? false,
+    return Promise.resolve(deleteConfig(this.#state.partition(scope)?.tasks?.get(taskId), id));
+  }
+
+  claimPushDeliveries(holder: string, claimMs: number, limit: number): Promise<PushDelivery[]> {
+    return settle(() => claimDeliveries(this.#state, holder, claimMs, limit, this.#clock.now()));
+  }
+
+  recordPushDelivery(
+    scope: Scope,
+    taskId: string,
+    configId: string,
+    holder: string,
+    outcome: PushOutcome,
+  ): Promise<boolean> {
+    return settle(() =>
+      recordDelivery(this.#state, scope, taskId, configId, holder, outcome, this.#clock.now()),
     );
+  }
+
+  getPushDelivery(scope: Scope, taskId: string, configId: string): Promise<PushDeliveryState | undefined> {
+    return Promise.resolve(deliveryState(this.#state, scope, taskId, configId));
   }
 
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {

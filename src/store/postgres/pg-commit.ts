@@ -60,7 +60,11 @@ export async function commitPg(
     return { ok: false, current: current ? toStoredTask(current as unknown as TaskRow) : undefined };
   }
   const record = toStoredTask(row as unknown as TaskRow);
-  if (n > 0) await insertEvents(ctx, scope, taskId, record.seq - n, write);
+  if (n > 0) {
+    await insertEvents(ctx, scope, taskId, record.seq - n, write);
+    // The outbox mark (ADR 0045): the task's webhooks, if any, now have events up to its seq to deliver.
+    await c.query(sql.markPushTaskSeq, [scope.tenant, scope.owner, taskId, record.seq]);
+  }
   // The caller's objects, not re-parsed JSON: the same snapshot the memory store returns.
   return {
     ok: true,

@@ -139,5 +139,33 @@ export function pgMigrations(t: PgTables): readonly Migration[] {
         `ALTER TABLE ${t.tasks} ADD COLUMN parent_renewed_at BIGINT`,
       ],
     },
+    {
+      version: 5,
+      name: 'push delivery cursors',
+      statements: [
+        // The event log is the outbox (ADR 0045): each push config keeps how far delivery got. task_seq is the
+        // task's seq as of its last commit, written by that commit, so pending work is task_seq > delivered_seq.
+        `ALTER TABLE ${t.pushConfigs}
+          ADD COLUMN task_seq INTEGER NOT NULL DEFAULT 0,
+          ADD COLUMN delivered_seq INTEGER NOT NULL DEFAULT 0,
+          ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0,
+          ADD COLUMN next_attempt_at BIGINT NOT NULL DEFAULT 0,
+          ADD COLUMN failing_since BIGINT,
+          ADD COLUMN last_error TEXT,
+          ADD COLUMN given_up_events INTEGER NOT NULL DEFAULT 0,
+          ADD COLUMN gave_up_from INTEGER,
+          ADD COLUMN gave_up_through INTEGER,
+          ADD COLUMN gave_up_at BIGINT,
+          ADD COLUMN gave_up_reason TEXT,
+          ADD COLUMN claim_holder TEXT COLLATE "C",
+          ADD COLUMN claim_until BIGINT`,
+        // Configs stored before delivery existed never sent anything: they start at the task's current event, so
+        // an upgrade does not replay every old task's history to its webhooks.
+        `UPDATE ${t.pushConfigs} c SET task_seq = x.seq, delivered_seq = x.seq FROM ${t.tasks} x
+          WHERE x.tenant = c.tenant AND x.owner = c.owner AND x.id = c.task_id`,
+        // The dispatcher's poll: only webhooks with work are in it, by when they are due.
+        `CREATE INDEX a2a_push_due ON ${t.pushConfigs} (next_attempt_at) WHERE task_seq > delivered_seq`,
+      ],
+    },
   ];
 }

@@ -2,6 +2,7 @@
  * The SQL text of the PostgreSQL store for one schema, rendered once per store. Parameters are positional
  * (`$1`...); the first two are always the scope's tenant and owner.
  */
+import { PUSH_CLAIM_COLUMNS, PUSH_STATE_COLUMNS } from '../sql/push-rows.js';
 import {
   INTERRUPTED_STATES_SQL,
   KEY_COLUMNS,
@@ -19,6 +20,9 @@ export function pgStatements(t: PgTables) {
   // A key past its expiry whose task is gone (`now` is the parameter holding the store's time).
   const keyExpired = (now: string) => `k.tombstone = FALSE AND k.expires_at <= ${now} AND NOT EXISTS (
     SELECT 1 FROM ${t.tasks} x WHERE x.tenant = k.tenant AND x.owner = k.owner AND x.id = k.task_id)`;
+  // An outcome counts only from the claim's holder ($5), for the event ($6) after the cursor.
+  const PUSH_HELD = 'tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4 AND claim_holder = $5';
+  const PUSH_NEXT = `${PUSH_HELD} AND delivered_seq = $6::int - 1`;
   const abandoned = (cutoff: string) =>
     `status_state IN ${INTERRUPTED_STATES_SQL} AND updated_at <= ${cutoff} AND kind = 'task'`;
   return {
@@ -72,8 +76,10 @@ export function pgStatements(t: PgTables) {
         AND ${keyExpired('$3')}
       RETURNING k.key`,
 
-    putPushConfig: `INSERT INTO ${t.pushConfigs} (tenant, owner, task_id, id, config)
-      SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3)
+    // A new config's cursor starts before the task's first event (delivered_seq 0) and knows the task's seq; a
+    // replaced one keeps its cursor (ADR 0045).
+    putPushConfig: `INSERT INTO ${t.pushConfigs} (tenant, owner, task_id, id, config, task_seq)
+      SELECT $1, $2, $3, $4, $5, seq FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3
       ON CONFLICT (tenant, owner, task_id, id) DO UPDATE SET config = EXCLUDED.config`,
     getPushConfig: `SELECT config FROM ${t.pushConfigs} WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4`,
     listPushConfigs: `SELECT config FROM ${t.pushConfigs} WHERE tenant = $1 AND owner = $2 AND task_id = $3
@@ -141,6 +147,35 @@ export function pgStatements(t: PgTables) {
 
     // One atomic conditional upsert: take the role if it is free, lapsed, or already ours (ADR 0028). Racing
     // inserts of one role queue on its primary key; each then re-checks the WHERE on the committed row.
+    // Push delivery (ADR 0045). The commit that appends events marks the task's cursors in its transaction.
+    markPushTaskSeq: `UPDATE ${t.pushConfigs} SET task_seq = $4 WHERE tenant = $1 AND owner = $2 AND task_id = $3`,
+    // SKIP LOCKED: replicas claiming at once share the due webhooks instead of queueing on each other; the outer
+    // WHERE repeats the test on the row's newest version.
+    claimPush: `UPDATE ${t.pushConfigs} c SET claim_holder = $1, claim_until = $2
+      WHERE (c.tenant, c.owner, c.task_id, c.id) IN (
+        SELECT tenant, owner, task_id, id FROM ${t.pushConfigs}
+        WHERE task_seq > delivered_seq AND next_attempt_at <= $3 AND (claim_until IS NULL OR claim_until <= $3)
+        ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+        AND c.task_seq > c.delivered_seq AND (c.claim_until IS NULL OR c.claim_until <= $3)
+      RETURNING ${PUSH_CLAIM_COLUMNS}`,
+    pushDelivered: `UPDATE ${t.pushConfigs} SET delivered_seq = $6, attempts = 0, failing_since = NULL,
+        next_attempt_at = $7, claim_until = $8
+      WHERE ${PUSH_NEXT} RETURNING id`,
+    pushFailed: `UPDATE ${t.pushConfigs} SET attempts = attempts + 1, failing_since = COALESCE(failing_since, $7),
+        last_error = $8, next_attempt_at = $9, claim_holder = NULL, claim_until = NULL
+      WHERE ${PUSH_NEXT} RETURNING id`,
+    // Given up through $8, or (NULL) through every event committed so far.
+    pushGivenUp: `UPDATE ${t.pushConfigs} SET
+        given_up_events = given_up_events + GREATEST($6, COALESCE($8::int, task_seq)) - delivered_seq,
+        gave_up_from = $6, gave_up_through = GREATEST($6, COALESCE($8::int, task_seq)), gave_up_at = $7,
+        gave_up_reason = $9, delivered_seq = GREATEST($6, COALESCE($8::int, task_seq)), attempts = 0,
+        failing_since = NULL, last_error = $10, next_attempt_at = $7, claim_holder = NULL, claim_until = NULL
+      WHERE ${PUSH_NEXT} RETURNING id`,
+    pushReleased: `UPDATE ${t.pushConfigs} SET claim_holder = NULL, claim_until = NULL WHERE ${PUSH_HELD}
+      RETURNING id`,
+    pushState: `SELECT ${PUSH_STATE_COLUMNS} FROM ${t.pushConfigs}
+      WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4`,
+
     tryLead: `INSERT INTO ${t.leases} AS l (role, holder, expires_at) VALUES ($1, $2, $3)
       ON CONFLICT (role) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
       WHERE l.holder = EXCLUDED.holder OR l.expires_at <= $4

@@ -10,6 +10,19 @@ import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodePageToken } from '../page-token.js';
 import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from '../records.js';
+import {
+  checkPushClaim,
+  checkPushOutcome,
+  type PushDelivery,
+  type PushDeliveryState,
+  type PushOutcome,
+} from '../push-delivery.js';
+import {
+  toPushDelivery,
+  toPushDeliveryState,
+  type PushClaimRow,
+  type PushStateRow,
+} from '../sql/push-rows.js';
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
@@ -241,6 +254,56 @@ export class PostgresTaskStore implements TaskStore {
       id,
     ]);
     return rows.length > 0;
+  }
+
+  async claimPushDeliveries(holder: string, claimMs: number, limit: number): Promise<PushDelivery[]> {
+    checkPushClaim('claimPushDeliveries', holder, claimMs, limit);
+    if (limit === 0) return [];
+    const now = this.#clock.now();
+    const { rows } = await this.#pool.query(this.#sql.claimPush, [holder, now + claimMs, now, limit]);
+    return rows.map((r) => toPushDelivery(r as unknown as PushClaimRow));
+  }
+
+  async recordPushDelivery(
+    scope: Scope,
+    taskId: string,
+    configId: string,
+    holder: string,
+    outcome: PushOutcome,
+  ): Promise<boolean> {
+    const error = checkPushOutcome('recordPushDelivery', holder, outcome) ?? null;
+    const now = this.#clock.now();
+    const key = [scope.tenant, scope.owner, taskId, configId, holder];
+    const sql = this.#sql;
+    let res: { rows: unknown[] };
+    switch (outcome.kind) {
+      case 'released':
+        res = await this.#pool.query(sql.pushReleased, key);
+        break;
+      case 'delivered':
+        res = await this.#pool.query(sql.pushDelivered, [...key, outcome.seq, now, now + outcome.claimMs]);
+        break;
+      case 'failed':
+        res = await this.#pool.query(sql.pushFailed, [...key, outcome.seq, now, error, outcome.retryAt]);
+        break;
+      case 'given-up': {
+        const through = outcome.through === 'event' ? outcome.seq : null;
+        const args = [...key, outcome.seq, now, through, outcome.reason, error];
+        res = await this.#pool.query(sql.pushGivenUp, args);
+        break;
+      }
+    }
+    return res.rows.length > 0;
+  }
+
+  async getPushDelivery(
+    scope: Scope,
+    taskId: string,
+    configId: string,
+  ): Promise<PushDeliveryState | undefined> {
+    const args = [scope.tenant, scope.owner, taskId, configId];
+    const row = (await this.#pool.query(this.#sql.pushState, args)).rows[0];
+    return row ? toPushDeliveryState(row as unknown as PushStateRow) : undefined;
   }
 
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {

@@ -31,6 +31,8 @@ export function commitTx(
   const insert = stmt(SQL.insertEvent);
   for (const event of write.events)
     insert.run({ ...scope, taskId, seq: ++seq, event: JSON.stringify(event) });
+  // The outbox mark (ADR 0045): the task's webhooks, if any, now have events up to `seq` to deliver.
+  if (write.events.length > 0) stmt(SQL.markPushTaskSeq).run({ ...scope, taskId, seq });
   const reply = write.reply ?? cur.reply;
   const kind = write.reply ? 'message' : cur.kind;
   const d = deriveColumns(write.task, kind);

@@ -136,4 +136,35 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE a2a_tasks ADD COLUMN parent_renewed_at INTEGER`,
     ],
   },
+  {
+    version: 5,
+    name: 'push delivery cursors',
+    statements: [
+      // The event log is the outbox (ADR 0045): each push config keeps how far delivery got. task_seq is the
+      // task's seq as of its last commit, written by that commit, so pending work is task_seq > delivered_seq.
+      `ALTER TABLE a2a_push_configs ADD COLUMN task_seq INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN delivered_seq INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN next_attempt_at INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN failing_since INTEGER`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN last_error TEXT`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN given_up_events INTEGER NOT NULL DEFAULT 0`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN gave_up_from INTEGER`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN gave_up_through INTEGER`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN gave_up_at INTEGER`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN gave_up_reason TEXT`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN claim_holder TEXT`,
+      `ALTER TABLE a2a_push_configs ADD COLUMN claim_until INTEGER`,
+      // Configs stored before delivery existed never sent anything: they start at the task's current event, so
+      // an upgrade does not replay every old task's history to its webhooks.
+      `UPDATE a2a_push_configs SET
+        task_seq = (SELECT t.seq FROM a2a_tasks t WHERE t.tenant = a2a_push_configs.tenant
+          AND t.owner = a2a_push_configs.owner AND t.id = a2a_push_configs.task_id),
+        delivered_seq = (SELECT t.seq FROM a2a_tasks t WHERE t.tenant = a2a_push_configs.tenant
+          AND t.owner = a2a_push_configs.owner AND t.id = a2a_push_configs.task_id)`,
+      // The dispatcher's poll: only webhooks with work are in it, by when they are due. The predicate must stay
+      // textually the one of SQL.claimablePush, or SQLite will not use the index.
+      `CREATE INDEX a2a_push_due ON a2a_push_configs (next_attempt_at) WHERE task_seq > delivered_seq`,
+    ],
+  },
 ];

@@ -2,6 +2,7 @@
  * The SQL text of the SQLite store, with named parameters (`@name`). Kept apart from the store class so the class
  * reads as the contract and the SQL can be reviewed in one place.
  */
+import { PUSH_CLAIM_COLUMNS, PUSH_STATE_COLUMNS } from '../sql/push-rows.js';
 import {
   INTERRUPTED_STATES_SQL,
   KEY_COLUMNS,
@@ -12,6 +13,13 @@ import {
 
 const TASK_PK = 'tenant = @tenant AND owner = @owner AND id = @taskId';
 const KEY_PK = 'tenant = @tenant AND owner = @owner AND key = @key';
+const PUSH_PK = 'tenant = @tenant AND owner = @owner AND task_id = @taskId AND id = @configId';
+/** Webhooks with work, due, held by nobody (or a lapsed holder). Its first term is a2a_push_due's predicate. */
+const PUSH_CLAIMABLE = `task_seq > delivered_seq AND next_attempt_at <= @now
+  AND (claim_until IS NULL OR claim_until <= @now)`;
+/** An outcome of an event counts only from the claim's holder, for the event after the cursor. */
+const PUSH_HELD = `${PUSH_PK} AND claim_holder = @holder`;
+const PUSH_NEXT = `${PUSH_HELD} AND delivered_seq = @seq - 1`;
 
 /** Every statement, by purpose. */
 export const SQL = {
@@ -49,8 +57,10 @@ export const SQL = {
         SELECT 1 FROM a2a_tasks t WHERE t.tenant = k.tenant AND t.owner = k.owner AND t.id = k.task_id)
       LIMIT @limit)`,
 
-  putPushConfig: `INSERT INTO a2a_push_configs (tenant, owner, task_id, id, config)
-    SELECT @tenant, @owner, @taskId, @id, @config WHERE EXISTS (SELECT 1 FROM a2a_tasks WHERE ${TASK_PK})
+  // A new config's cursor starts before the task's first event (delivered_seq 0) and knows the task's seq; a
+  // replaced one keeps its cursor (ADR 0045).
+  putPushConfig: `INSERT INTO a2a_push_configs (tenant, owner, task_id, id, config, task_seq)
+    SELECT @tenant, @owner, @taskId, @id, @config, seq FROM a2a_tasks WHERE ${TASK_PK}
     ON CONFLICT (tenant, owner, task_id, id) DO UPDATE SET config = excluded.config`,
   getPushConfig: `SELECT config FROM a2a_push_configs
     WHERE tenant = @tenant AND owner = @owner AND task_id = @taskId AND id = @id`,
@@ -107,6 +117,29 @@ export const SQL = {
   taskFence: `SELECT fence FROM a2a_tasks WHERE ${TASK_PK}`,
   insertStep: `INSERT INTO a2a_steps (tenant, owner, task_id, name, result, fence, recorded_at)
     VALUES (@tenant, @owner, @taskId, @name, @result, @fence, @now)`,
+
+  // Push delivery (ADR 0045). The commit that appends events marks the task's cursors in its transaction.
+  markPushTaskSeq: `UPDATE a2a_push_configs SET task_seq = @seq
+    WHERE tenant = @tenant AND owner = @owner AND task_id = @taskId`,
+  anyClaimablePush: `SELECT 1 AS one FROM a2a_push_configs INDEXED BY a2a_push_due WHERE ${PUSH_CLAIMABLE} LIMIT 1`,
+  claimablePush: `SELECT ${PUSH_CLAIM_COLUMNS} FROM a2a_push_configs INDEXED BY a2a_push_due
+    WHERE ${PUSH_CLAIMABLE} ORDER BY next_attempt_at LIMIT @limit`,
+  claimPush: `UPDATE a2a_push_configs SET claim_holder = @holder, claim_until = @until WHERE ${PUSH_PK}`,
+  pushDelivered: `UPDATE a2a_push_configs SET delivered_seq = @seq, attempts = 0, failing_since = NULL,
+      next_attempt_at = @now, claim_until = @until
+    WHERE ${PUSH_NEXT}`,
+  pushFailed: `UPDATE a2a_push_configs SET attempts = attempts + 1, failing_since = COALESCE(failing_since, @now),
+      last_error = @error, next_attempt_at = @retryAt, claim_holder = NULL, claim_until = NULL
+    WHERE ${PUSH_NEXT}`,
+  // Given up through @through, or (NULL) through every event committed so far.
+  pushGivenUp: `UPDATE a2a_push_configs SET
+      given_up_events = given_up_events + MAX(@seq, COALESCE(@through, task_seq)) - delivered_seq,
+      gave_up_from = @seq, gave_up_through = MAX(@seq, COALESCE(@through, task_seq)), gave_up_at = @now,
+      gave_up_reason = @reason, delivered_seq = MAX(@seq, COALESCE(@through, task_seq)), attempts = 0,
+      failing_since = NULL, last_error = @error, next_attempt_at = @now, claim_holder = NULL, claim_until = NULL
+    WHERE ${PUSH_NEXT}`,
+  pushReleased: `UPDATE a2a_push_configs SET claim_holder = NULL, claim_until = NULL WHERE ${PUSH_HELD}`,
+  pushState: `SELECT ${PUSH_STATE_COLUMNS} FROM a2a_push_configs WHERE ${PUSH_PK}`,
 
   // One atomic conditional upsert: take the role if it is free, lapsed, or already ours (ADR 0028).
   tryLead: `INSERT INTO a2a_leases (role, holder, expires_at) VALUES (@role, @holder, @expiresAt)

@@ -10,6 +10,13 @@ import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodePageToken } from '../page-token.js';
 import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from '../records.js';
+import {
+  checkPushClaim,
+  checkPushOutcome,
+  type PushDelivery,
+  type PushDeliveryState,
+  type PushOutcome,
+} from '../push-delivery.js';
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
@@ -52,6 +59,7 @@ import { SQL } from './sqlite-statements.js';
 import { KeyCountCache } from '../sql/key-count-cache.js';
 import { claimKeyTx } from './sqlite-claim-key.js';
 import { createTaskTx } from './sqlite-create-task.js';
+import { anyClaimable, claimTx, recordTx, selectState } from './sqlite-push.js';
 import { recordStepTx, selectStep } from './sqlite-steps.js';
 
 /** Options of the SQLite store. Give `path` (the store opens and owns the file) or `database` (yours). */
@@ -261,6 +269,38 @@ export class SqliteTaskStore implements TaskStore {
 
   deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
     return this.#write(() => this.#stmt(SQL.deletePushConfig).run({ ...scope, taskId, id }).changes > 0);
+  }
+
+  claimPushDeliveries(holder: string, claimMs: number, limit: number): Promise<PushDelivery[]> {
+    const now = this.#clock.now();
+    const stmt = (sql: string) => this.#stmt(sql);
+    // Most polls find nothing: a read first, so they take no write lock from the request path.
+    const any = () => {
+      checkPushClaim('claimPushDeliveries', holder, claimMs, limit);
+      return limit > 0 && anyClaimable(stmt, now);
+    };
+    return this.#read(any).then((any) =>
+      any ? this.#write(() => claimTx(stmt, holder, now + claimMs, limit, now)) : [],
+    );
+  }
+
+  recordPushDelivery(
+    scope: Scope,
+    taskId: string,
+    configId: string,
+    holder: string,
+    outcome: PushOutcome,
+  ): Promise<boolean> {
+    const now = this.#clock.now();
+    return this.#write(() => {
+      const error = checkPushOutcome('recordPushDelivery', holder, outcome);
+      const key = { ...scope, taskId, configId, holder };
+      return recordTx((sql) => this.#stmt(sql), key, outcome, error ?? null, now);
+    });
+  }
+
+  getPushDelivery(scope: Scope, taskId: string, configId: string): Promise<PushDeliveryState | undefined> {
+    return this.#read(() => selectState((sql) => this.#stmt(sql), scope, taskId, configId));
   }
 
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {

@@ -25,6 +25,7 @@ import type {
   StoredEvent,
   StoredTask,
 } from '../../../src/store/records.js';
+import type { PushDelivery, PushDeliveryState, PushOutcome } from '../../../src/store/push-delivery.js';
 import type { PurgeReport, RetentionPolicy } from '../../../src/store/retention.js';
 import type { Scope } from '../../../src/store/scope.js';
 import type {
@@ -646,6 +647,21 @@ export class DelegatingStore implements TaskStore {
   }
   deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
     return this.inner.deletePushConfig(scope, taskId, id);
+  }
+  claimPushDeliveries(holder: string, claimMs: number, limit: number): Promise<PushDelivery[]> {
+    return this.inner.claimPushDeliveries(holder, claimMs, limit);
+  }
+  recordPushDelivery(
+    scope: Scope,
+    taskId: string,
+    configId: string,
+    holder: string,
+    outcome: PushOutcome,
+  ): Promise<boolean> {
+    return this.inner.recordPushDelivery(scope, taskId, configId, holder, outcome);
+  }
+  getPushDelivery(scope: Scope, taskId: string, configId: string): Promise<PushDeliveryState | undefined> {
+    return this.inner.getPushDelivery(scope, taskId, configId);
   }
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
     return this.inner.purgeExpired(policy);

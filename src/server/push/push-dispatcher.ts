@@ -1,0 +1,288 @@
+/**
+ * Push delivery in the background (docs/semantics.md §5, ADR 0045). The store is the outbox: the dispatcher
+ * claims webhooks that have undelivered events, sends each one's next event, and records the outcome under its
+ * claim, so the events of one task reach one webhook in order (event n + 1 only after n was acknowledged or given
+ * up), at least once, across restarts and replicas.
+ *
+ * - Wake-ups: a commit in this process of a task known to have configs nudges it at once; a poll every
+ *   `pollIntervalMs` finds what other replicas or an earlier process left, and retries that came due.
+ * - Bounded: at most `maxConcurrent` webhooks are served at once, each attempt within `attemptTimeoutMs`, so a
+ *   slow webhook holds one slot for a bounded time and never the request path.
+ * - Outcomes: 2xx acknowledges; 408, 429, 5xx and no answer are retried with full-jitter backoff (a
+ *   `Retry-After` in seconds is honoured up to the backoff cap); any other status (3xx, 4xx) and a target the
+ *   guard refuses give that event up at once. Failing for `giveUpAfterMs`, the whole backlog is given up. Each
+ *   give-up is kept on the cursor (`TaskStore.getPushDelivery`) and logged at warn.
+ * Only `scheme://host[:port]` of a webhook is ever logged; tokens and credentials never are.
+ */
+import type { Scope } from '../../store/scope.js';
+import type { PushDelivery, PushOutcome } from '../../store/push-delivery.js';
+import type { StoredEvent } from '../../store/records.js';
+import type { TaskStore } from '../../store/task-store.js';
+import type { Clock } from '../../store/clock.js';
+import type { ServerLogger } from '../observability/logger.js';
+import { errorFields, logSafely } from '../observability/error-log.js';
+import { retryDelayMs, type ResolvedPushOptions } from './push-options.js';
+import { pushRequest } from './push-request.js';
+import { makeAgents, postWebhook, type PostAgents, type PostResult } from './webhook-post.js';
+import {
+  WebhookTargetError,
+  checkWebhookUrlForm,
+  resolveWebhookTarget,
+  webhookOrigin,
+} from './webhook-url-guard.js';
+
+/** Tasks remembered as having configs, for the commit nudge; past this the oldest is forgotten (the poll remains). */
+const MAX_KNOWN_TASKS = 10_000;
+
+/** What to do after one attempt. */
+type Verdict =
+  | { readonly kind: 'ack' }
+  | { readonly kind: 'retry'; readonly error: string; readonly afterMs?: number }
+  | { readonly kind: 'reject'; readonly error: string; readonly reason: string };
+
+function verdictOf(r: PostResult): Verdict {
+  if (r.kind === 'no-answer') return { kind: 'retry', error: r.error };
+  const s = r.status;
+  if (s >= 200 && s < 300) return { kind: 'ack' };
+  const error = `HTTP ${s}`;
+  if (s === 408 || s === 429 || s >= 500)
+    return { kind: 'retry', error, ...(r.retryAfterMs === undefined ? {} : { afterMs: r.retryAfterMs }) };
+  return { kind: 'reject', error, reason: 'rejected' };
+}
+
+function taskKeyOf(scope: Scope, taskId: string): string {
+  return `${scope.tenant}\u0000${scope.owner}\u0000${taskId}`;
+}
+
+/** Delivers the events of tasks with push configs. */
+export class PushDispatcher {
+  readonly #store: TaskStore;
+  readonly #o: ResolvedPushOptions;
+  readonly #logger: ServerLogger;
+  readonly #clock: Clock;
+  /** This dispatcher's name in its claims. */
+  readonly holder: string;
+  readonly #agents: PostAgents = makeAgents();
+  readonly #known = new Set<string>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  #poll: NodeJS.Timeout | undefined;
+  #pumping = false;
+  #again = false;
+  #closed = false;
+  #storeFailing = false;
+
+  constructor(
+    store: TaskStore,
+    options: ResolvedPushOptions,
+    logger: ServerLogger,
+    clock: Clock,
+    holder: string,
+  ) {
+    this.#store = store;
+    this.#o = options;
+    this.#logger = logger;
+    this.#clock = clock;
+    this.holder = holder;
+  }
+
+  /** Starts the poll and looks for work at once (what a previous process left). */
+  start(): void {
+    if (this.#poll || this.#closed) return;
+    this.#poll = setInterval(() => this.wake(), this.#o.pollIntervalMs);
+    this.#poll.unref();
+    this.wake();
+  }
+
+  /** Remembers that a task has push configs, so its commits in this process wake the dispatcher. */
+  track(scope: Scope, taskId: string): void {
+    const key = taskKeyOf(scope, taskId);
+    this.#known.delete(key);
+    this.#known.add(key);
+    if (this.#known.size > MAX_KNOWN_TASKS) this.#known.delete(this.#known.values().next().value!);
+  }
+
+  /** Called after every commit in this process: wakes the dispatcher if the task has configs. Cheap otherwise. */
+  committed(scope: Scope, taskId: string): void {
+    if (this.#known.has(taskKeyOf(scope, taskId))) this.wake();
+  }
+
+  /** Looks for due work now. */
+  wake(): void {
+    if (this.#closed) return;
+    void this.#pump();
+  }
+
+  /** Webhooks being served right now. */
+  get activeCount(): number {
+    return this.#running.size;
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#pumping) {
+      this.#again = true;
+      return;
+    }
+    this.#pumping = true;
+    try {
+      do {
+        this.#again = false;
+        const free = this.#o.maxConcurrent - this.#running.size;
+        if (free <= 0 || this.#closed) break;
+        const claimed = await this.#claim(free);
+        for (const d of claimed) this.#serve(d);
+        // A full batch may mean more is due.
+        if (claimed.length === free) this.#again = true;
+      } while (this.#again && !this.#closed);
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  async #claim(limit: number): Promise<PushDelivery[]> {
+    try {
+      const claimed = await this.#store.claimPushDeliveries(this.holder, this.#o.claimMs, limit);
+      this.#storeFailing = false;
+      return claimed;
+    } catch (err) {
+      // Logged once per failing spell, not on every poll; the next poll tries again.
+      if (!this.#storeFailing)
+        logSafely(this.#logger, 'error', 'push delivery could not read its outbox', errorFields(err));
+      this.#storeFailing = true;
+      return [];
+    }
+  }
+
+  #serve(d: PushDelivery): void {
+    this.track(d.scope, d.taskId);
+    const run = this.#deliver(d)
+      .catch((err: unknown) => {
+        logSafely(this.#logger, 'error', 'push delivery failed unexpectedly', {
+          taskId: d.taskId,
+          configId: d.configId,
+          ...errorFields(err),
+        });
+      })
+      .finally(() => {
+        this.#running.delete(run);
+        this.wake();
+      });
+    this.#running.add(run);
+  }
+
+  #record(d: PushDelivery, outcome: PushOutcome): Promise<boolean> {
+    return this.#store.recordPushDelivery(d.scope, d.taskId, d.configId, this.holder, outcome);
+  }
+
+  /** Sends the webhook's events in order from its cursor, until one fails, the claim is lost, or none is left. */
+  async #deliver(d: PushDelivery): Promise<void> {
+    const events = await this.#store.readEvents(d.scope, d.taskId, d.deliveredSeq);
+    let failingSince = d.failingSince;
+    let attempts = d.attempts;
+    for (const e of events) {
+      if (this.#closed) break;
+      const verdict = await this.#attempt(d, e);
+      if (verdict.kind === 'ack') {
+        if (!(await this.#record(d, { kind: 'delivered', seq: e.seq, claimMs: this.#o.claimMs }))) return;
+        failingSince = undefined;
+        attempts = 0;
+        continue;
+      }
+      const now = this.#clock.now();
+      if (verdict.kind === 'reject') {
+        await this.#giveUp(d, e.seq, 'event', verdict.reason, verdict.error);
+        return; // released; the rest is claimed again at once
+      }
+      if (now - (failingSince ?? now) >= this.#o.giveUpAfterMs) {
+        await this.#giveUp(d, e.seq, 'backlog', 'expired', verdict.error);
+        return;
+      }
+      const backoff = retryDelayMs(attempts + 1, this.#o);
+      const delay = Math.min(this.#o.backoffMaxMs, Math.max(backoff, verdict.afterMs ?? 0));
+      const retryAt = now + delay;
+      await this.#record(d, { kind: 'failed', seq: e.seq, error: verdict.error, retryAt });
+      if (this.#logger.enabled?.('info') !== false) {
+        this.#logger.info('push delivery failed; will retry', {
+          taskId: d.taskId,
+          configId: d.configId,
+          webhook: webhookOrigin(d.config.url),
+          seq: e.seq,
+          attempt: attempts + 1,
+          error: verdict.error,
+          retryInMs: delay,
+        });
+      }
+      this.#wakeAt(delay);
+      return;
+    }
+    await this.#record(d, { kind: 'released' });
+  }
+
+  async #giveUp(
+    d: PushDelivery,
+    seq: number,
+    through: 'event' | 'backlog',
+    reason: string,
+    error: string,
+  ): Promise<void> {
+    const recorded = await this.#record(d, { kind: 'given-up', seq, through, reason, error });
+    if (!recorded) return;
+    this.#logger.warn('push delivery gave up', {
+      taskId: d.taskId,
+      configId: d.configId,
+      webhook: webhookOrigin(d.config.url),
+      fromSeq: seq,
+      through,
+      reason,
+      error,
+    });
+  }
+
+  /** One attempt at event `e`: the target checked again, then the POST to the checked address. */
+  async #attempt(d: PushDelivery, e: StoredEvent): Promise<Verdict> {
+    let url: URL;
+    let target;
+    try {
+      url = checkWebhookUrlForm(d.config.url, this.#o.allowPrivateTargets);
+      target = await resolveWebhookTarget(url, this.#o.allowPrivateTargets, this.#o.resolve);
+    } catch (err) {
+      if (err instanceof WebhookTargetError)
+        return { kind: 'reject', error: err.message, reason: 'refused-target' };
+      // The name does not resolve now: DNS may come back.
+      const code = (err as { code?: unknown }).code;
+      return { kind: 'retry', error: typeof code === 'string' ? code : 'name resolution failed' };
+    }
+    const req = pushRequest(d.taskId, e.seq, e.event, d.config, this.#o.signingKey, this.#clock.now());
+    const result = await postWebhook(
+      url,
+      target,
+      req.headers,
+      req.body,
+      this.#o.attemptTimeoutMs,
+      this.#agents,
+    );
+    return verdictOf(result);
+  }
+
+  /** Wakes the dispatcher when a retry scheduled here comes due (the poll would too, later). */
+  #wakeAt(delayMs: number): void {
+    if (this.#closed) return;
+    const t = setTimeout(() => {
+      this.#timers.delete(t);
+      this.wake();
+    }, delayMs + 1);
+    t.unref();
+    this.#timers.add(t);
+  }
+
+  /** Stops claiming, waits for attempts in flight (each bounded by the attempt timeout), closes connections. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#poll) clearInterval(this.#poll);
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+    this.#agents.http.destroy();
+    this.#agents.https.destroy();
+  }
+}
