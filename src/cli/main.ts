@@ -22,7 +22,7 @@ const REGISTRY: Record<string, { summary: string; load: () => Promise<Command> }
     load: () => import('./commands/serve.js'),
   },
   demo: {
-    summary: 'run the duplicate-safety demo on the embedded store',
+    summary: 'run a three-level delegation tree twice: naive retries against a2a-once',
     load: () => import('./commands/demo.js'),
   },
   send: { summary: 'send a message to an agent, once', load: () => import('./commands/send.js') },

@@ -9,6 +9,7 @@ import { createEchoAgent } from './echo.js';
 import { createLedgerAgent } from './ledger.js';
 import { createSlowAgent } from './slow.js';
 import { createTckAgent } from './tck.js';
+import { createTreeAgent } from './tree.js';
 
 export { abortableSleep } from './abortable-sleep.js';
 export { ASK_QUESTION, askCard, askResultText, createAskAgent } from './ask.js';
@@ -30,6 +31,7 @@ export {
   type LedgerAgentOptions,
   type LedgerReceipt,
 } from './ledger.js';
+export { naiveSend, NAIVE_ATTEMPTS, plainMessage, type NaiveSendResult } from './naive-send.js';
 export { createSlowAgent, progressText, SLOW_DEFAULT_DELAY_MS, SLOW_EFFECT_STEP, slowCard } from './slow.js';
 export {
   createTckAgent,
@@ -43,8 +45,19 @@ export {
   type TckScenario,
 } from './tck.js';
 
+export {
+  createTreeAgent,
+  parseTreeChildren,
+  parseTreeMode,
+  TREE_CHILDREN_ENV,
+  TREE_MODE_ENV,
+  treeCard,
+  type TreeAgentOptions,
+  type TreeMode,
+} from './tree.js';
+
 /** The names `serve --agent` accepts. */
-export const AGENT_NAMES = ['echo', 'tck', 'ask', 'slow', 'delegating', 'ledger'] as const;
+export const AGENT_NAMES = ['echo', 'tck', 'ask', 'slow', 'delegating', 'ledger', 'tree'] as const;
 
 /** One of `AGENT_NAMES`. */
 export type AgentName = (typeof AGENT_NAMES)[number];
@@ -69,5 +82,7 @@ export function createAgent(name: AgentName, options: DemoAgentOptions = {}): De
       return createDelegatingAgent(options);
     case 'ledger':
       return createLedgerAgent(options);
+    case 'tree':
+      return createTreeAgent(options);
   }
 }

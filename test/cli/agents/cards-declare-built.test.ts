@@ -65,6 +65,7 @@ const EXPECTED: Record<AgentName, AgentCapabilities> = {
   // Its own card declares delegation first; the server appends the key extension.
   delegating: { streaming: true, extensions: [delegation, idempotency] },
   ledger: { streaming: true, extensions: [idempotency, delegation] },
+  tree: { streaming: true, extensions: [delegation, idempotency] },
 };
 
 describe('the cards of the CLI agents', () => {

@@ -4,7 +4,7 @@ import { handlerFor, sendForTask, userMessage } from './harness.js';
 
 describe('createAgent', () => {
   it('lists the four built-in agents', () => {
-    expect(AGENT_NAMES).toEqual(['echo', 'tck', 'ask', 'slow', 'delegating', 'ledger']);
+    expect(AGENT_NAMES).toEqual(['echo', 'tck', 'ask', 'slow', 'delegating', 'ledger', 'tree']);
     expect(isAgentName('tck')).toBe(true);
     expect(isAgentName('nope')).toBe(false);
   });
