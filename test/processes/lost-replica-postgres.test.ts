@@ -1,6 +1,6 @@
 /**
- * Two `a2a-once serve` replicas on one PostgreSQL schema: a replica lost mid-task (SIGKILL, SIGSTOP) has its
- * task recovered by the other, which completes it once (docs/semantics.md §4, ADR 0037).
+ * Three `a2a-once serve` replicas on one PostgreSQL schema: a replica lost mid-task (SIGKILL, SIGSTOP) has its
+ * task recovered by one of the others, which completes it once (docs/semantics.md §4, ADR 0037).
  */
 import { describe } from 'vitest';
 import { lostReplicaScenarios } from './lost-replica-scenarios.js';

@@ -1,6 +1,6 @@
 /**
- * Two `a2a-once serve` processes on one SQLite file: a replica lost mid-task (SIGKILL, SIGSTOP) has its task
- * recovered by the other, which completes it once (docs/semantics.md §4, ADR 0037).
+ * Three `a2a-once serve` processes on one SQLite file: a replica lost mid-task (SIGKILL, SIGSTOP) has its task
+ * recovered by one of the others, which completes it once (docs/semantics.md §4, ADR 0037).
  */
 import { join } from 'node:path';
 import { describe } from 'vitest';
