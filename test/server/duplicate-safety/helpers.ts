@@ -791,6 +791,10 @@ export type MakeServerOptions = Partial<Omit<A2AServerOptions, 'agent' | 'card'>
 };
 
 /** A server with a ManualClock (shared by the store), InMemoryMetrics and a capturing logger. */
+/** Resolves every name to this machine (the push tests pass their own options). */
+export const loopbackTestResolver = (): Promise<{ address: string; family: number }[]> =>
+  Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+
 export function makeServer(o: MakeServerOptions = {}): TestServer {
   const clock = o.clock instanceof ManualClock ? o.clock : new ManualClock();
   const memory = new MemoryTaskStore({ clock, ...o.memory });
@@ -802,6 +806,10 @@ export function makeServer(o: MakeServerOptions = {}): TestServer {
   const server = createA2AServer({
     metrics,
     logger,
+    // Webhook names are checked against DNS when a config is created; the tests' names (hooks.example.com) are
+    // answered by this stub instead, so no test waits on the machine's resolver, and any delivery goes to a
+    // closed port on this machine, never to the internet.
+    push: { resolve: loopbackTestResolver, allowPrivateTargets: true },
     ...rest,
     clock,
     store,
