@@ -1,7 +1,9 @@
 // Keyed SendMessage throughput of a2a-once per store: memory, SQLite (a file in a fresh temp dir)
-// and PostgreSQL (a fresh schema on the local server), in one run, as ratios to the in-memory figure.
+// and PostgreSQL (a fresh schema on the local server), in one run, as ratios to the in-memory figure and to
+// @a2a-js/sdk 1.3.0 serving the same echo agent from its in-memory store (measured in the same rounds).
 //
 //   node bench/store-throughput.mjs [--duration 10] [--warmup 2] [--rounds 3] [--connections 16]
+//                                   [--stores memory,sqlite,postgres]
 //   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test (default)
 //
 // PostgreSQL itself is not pinned: its backends compete with the server and the load generator for the 2 cores.
@@ -20,11 +22,23 @@ import {
   summarize,
 } from './lib/harness.mjs';
 
-const opts = benchOptions();
+const opts = benchOptions(
+  process.argv.slice(2).filter((a, i, all) => a !== '--stores' && all[i - 1] !== '--stores'),
+);
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // The -normal / -async rows are not defaults: they show how much of the durable stores' cost is the commit fsync.
-const stores = ['memory', 'sqlite', 'sqlite-normal'];
-if (await pgQuery(PG, 'SELECT 1')) stores.push('postgres', 'postgres-async');
+const wanted = (() => {
+  const i = process.argv.indexOf('--stores');
+  return i >= 0 ? process.argv[i + 1].split(',') : undefined;
+})();
+const pgUp = await pgQuery(PG, 'SELECT 1');
+const stores = [
+  'a2a-js',
+  'memory',
+  'sqlite',
+  'sqlite-normal',
+  ...(pgUp ? ['postgres', 'postgres-async'] : []),
+].filter((k) => k === 'a2a-js' || wanted === undefined || wanted.includes(k));
 
 console.log('# Keyed SendMessage per store (a2a-once, echo agent)');
 console.log(describeMethod(opts));
@@ -35,10 +49,12 @@ const runs = new Map(stores.map((k) => [k, []]));
 for (let round = 1; round <= opts.rounds; round++) {
   for (const kind of stores) {
     // A fresh database per measurement, like the fresh server: no run inherits another's rows.
-    const store = await makeStore(kind);
+    const store = kind === 'a2a-js' ? { url: '', cleanup: async () => {} } : await makeStore(kind);
     try {
       const r = await measure(
-        { script: 'a2a-once.mjs', args: [store.url], check: 'task', keyed: true },
+        kind === 'a2a-js'
+          ? { script: 'a2a-js.mjs', check: 'task' }
+          : { script: 'a2a-once.mjs', args: [store.url], check: 'task', keyed: true },
         opts,
       );
       runs.get(kind).push(r);
@@ -53,7 +69,8 @@ for (let round = 1; round <= opts.rounds; round++) {
 }
 
 const s = new Map([...runs].map(([k, rs]) => [k, summarize(rs)]));
-const mem = s.get('memory');
+const mem = s.get('memory') ?? s.get('a2a-js');
+const js = s.get('a2a-js');
 console.log('');
 printTable(
   [
@@ -63,6 +80,7 @@ printTable(
     'p50 ms',
     'p99 ms',
     '/ memory',
+    '/ @a2a-js',
     'other CPU (max)',
     'checked',
     'failed',
@@ -74,11 +92,13 @@ printTable(
     ms(x.p50),
     ms(x.p99),
     ratio(x.rps, mem.rps),
+    ratio(x.rps, js.rps),
     x.otherCpu.toFixed(2),
     int(x.requests),
     int(x.failed),
   ]),
 );
+console.log('a2a-js: @a2a-js/sdk 1.3.0, in-memory store, the same echo agent, unkeyed (it has no keys).');
 console.log('sqlite-normal: SQLite with synchronous=NORMAL (the default is FULL: an fsync per commit).');
 console.log(
   'postgres-async: synchronous_commit=off for the bench sessions (the default flushes WAL per commit).',

@@ -59,6 +59,7 @@ import { SQL } from './sqlite-statements.js';
 import { KeyCountCache } from '../sql/key-count-cache.js';
 import { claimKeyTx } from './sqlite-claim-key.js';
 import { createTaskTx } from './sqlite-create-task.js';
+import { SqliteGroupCommit } from './sqlite-group-commit.js';
 import { anyClaimable, claimTx, recordTx, selectState } from './sqlite-push.js';
 import { recordStepTx, selectStep } from './sqlite-steps.js';
 
@@ -95,6 +96,7 @@ export class SqliteTaskStore implements TaskStore {
   readonly #statements = new Map<string, Statement>();
   readonly #notifier = new EventNotifier();
   readonly #closing = new AbortController();
+  readonly #group: SqliteGroupCommit;
 
   constructor(options: SqliteTaskStoreOptions) {
     if (options.database) {
@@ -112,6 +114,12 @@ export class SqliteTaskStore implements TaskStore {
     this.#db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
     // Events and push configs cascade from their task; the pragma is per connection, so set it on ours.
     this.#db.pragma('foreign_keys = ON');
+    this.#group = new SqliteGroupCommit(this.#db);
+  }
+
+  /** Transactions committed and the largest batch so far (the group commit's effect, for benches and tests). */
+  get groupCommitStats(): { commits: number; largestBatch: number } {
+    return { commits: this.#group.commits, largestBatch: this.#group.largestBatch };
   }
 
   /** Applies pending schema migrations (safe to call from several processes at once). */
@@ -128,13 +136,12 @@ export class SqliteTaskStore implements TaskStore {
     return s;
   }
 
-  /** Runs `fn` in one BEGIN IMMEDIATE transaction; async in signature so a thrown error becomes a rejection. */
+  /**
+   * Runs `fn` atomically in the next group commit (`sqlite-group-commit.ts`): with the other writes of this turn of
+   * the event loop, in one BEGIN IMMEDIATE transaction, in a savepoint of its own. Settles after the COMMIT.
+   */
   #write<T>(fn: () => T): Promise<T> {
-    try {
-      return Promise.resolve(this.#db.transaction(fn).immediate());
-    } catch (err) {
-      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
+    return this.#group.run(fn);
   }
 
   #read<T>(fn: () => T): Promise<T> {

@@ -1,0 +1,125 @@
+/**
+ * SQLite group commit (ADR 0047): the writes of one turn of the event loop share one transaction, each in a
+ * savepoint of its own, and each caller still gets its own outcome.
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteGroupCommit } from '../../../src/store/sqlite/sqlite-group-commit.js';
+import { SqliteTaskStore } from '../../../src/store/sqlite/index.js';
+import { ALICE, claimOf, HOUR, keyOf, makeTask } from '../../store-contract/fixtures/tasks.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function freshDb(): BetterSqlite3.Database {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-once-group-'));
+  dirs.push(dir);
+  const db = new BetterSqlite3(join(dir, 'g.db'));
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL)');
+  return db;
+}
+
+describe('SqliteGroupCommit', () => {
+  it('commits the writes queued in one turn together, and resolves each with its own result', async () => {
+    const db = freshDb();
+    const group = new SqliteGroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => group.run(() => insert.run(`k${i}`, i).changes)),
+    );
+    expect(results).toEqual(Array(50).fill(1));
+    expect(group.commits).toBe(1);
+    expect(group.largestBatch).toBe(50);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 50 });
+    db.close();
+  });
+
+  it('a write that throws is rolled back alone; the others of its batch commit', async () => {
+    const db = freshDb();
+    const group = new SqliteGroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const outcomes = await Promise.allSettled([
+      group.run(() => insert.run('a', 1)),
+      group.run(() => {
+        insert.run('b', 2); // written, then undone with its savepoint
+        throw new Error('refused');
+      }),
+      group.run(() => insert.run('a', 3)), // primary key conflict: its own error
+      group.run(() => insert.run('c', 4)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ message: 'refused' });
+    expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
+    expect(db.prepare('SELECT k, v FROM t ORDER BY k').all()).toEqual([
+      { k: 'a', v: 1 },
+      { k: 'c', v: 4 },
+    ]);
+    expect(group.commits).toBe(1);
+    db.close();
+  });
+
+  it('a batch whose transaction cannot begin rejects every caller and writes nothing', async () => {
+    const db = freshDb();
+    const other = new BetterSqlite3(db.name);
+    other.pragma('busy_timeout = 0');
+    db.pragma('busy_timeout = 0');
+    const group = new SqliteGroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    other.prepare('BEGIN IMMEDIATE').run(); // another process holds the write lock
+    const outcomes = await Promise.allSettled([
+      group.run(() => insert.run('x', 1)),
+      group.run(() => insert.run('y', 2)),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/busy|locked/i);
+    other.prepare('ROLLBACK').run();
+    expect(db.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 0 });
+    // The next batch goes through.
+    await group.run(() => insert.run('z', 3));
+    expect(db.prepare('SELECT k FROM t').all()).toEqual([{ k: 'z' }]);
+    other.close();
+    db.close();
+  });
+
+  it('writes made while a batch is pending join it; later ones form the next batch', async () => {
+    const db = freshDb();
+    const group = new SqliteGroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const first = group.run(() => insert.run('1', 1));
+    const second = group.run(() => insert.run('2', 2));
+    await Promise.all([first, second]);
+    await group.run(() => insert.run('3', 3));
+    expect(group.commits).toBe(2);
+    db.close();
+  });
+});
+
+describe('the SQLite store under concurrent keyed creates', () => {
+  it('shares commits between sends, and every claim keeps its own outcome', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-once-group-store-'));
+    dirs.push(dir);
+    const store = new SqliteTaskStore({ path: join(dir, 's.db') });
+    await store.migrate();
+    const before = store.groupCommitStats.commits;
+    // 40 creates, two of them on one key: one claims, the other is told the key is held.
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        store.createTask(ALICE, {
+          task: makeTask(`t${i}`),
+          claim: claimOf(keyOf(i === 39 ? 0 : i), `m${i === 39 ? 0 : i}`, Date.now() + HOUR),
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.outcome === 'created')).toHaveLength(39);
+    expect(results[39]).toMatchObject({ outcome: 'held', key: { taskId: 't0' } });
+    expect(await store.getTask(ALICE, 't39')).toBeUndefined();
+    expect(store.groupCommitStats.commits - before).toBe(1);
+    await store.close();
+  });
+});
