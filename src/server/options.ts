@@ -31,10 +31,12 @@ export interface A2AServerOptions {
   /** How long a key protects retries (default 24 h). A key never expires before its task. */
   keyTtlMs?: number;
   /**
-   * Live keys one scope (tenant + principal) may hold before its new keyed sends get 503 + Retry-After
-   * (default 100,000). Tombstones do not count.
+   * Live keys one scope (tenant + principal) may hold before its new keyed sends get 503 + Retry-After.
+   * Tombstones do not count. Default: 100,000 on a store that keeps keys in memory, where the cap bounds the
+   * process's memory; none on a store that keeps them on disk (SQLite, PostgreSQL), where retention bounds them
+   * (ADR 0047). `false`: no cap on any store.
    */
-  maxKeysPerScope?: number;
+  maxKeysPerScope?: number | false;
   /** A retry after its key expired: `refuse` (default, docs/semantics.md §2) or `treat-as-new` (a2a-rust's behaviour). */
   expiredKeys?: 'refuse' | 'treat-as-new';
   /** Longest a blocking send waits before answering with the current snapshot (default 60 s). */
@@ -79,7 +81,8 @@ export interface ResolvedServerOptions {
   readonly store: TaskStore;
   readonly clock: Clock;
   readonly keyTtlMs: number;
-  readonly maxKeysPerScope: number;
+  /** Undefined: no cap. */
+  readonly maxKeysPerScope: number | undefined;
   readonly expiredKeys: 'refuse' | 'treat-as-new';
   readonly blockingTimeoutMs: number;
   readonly returnImmediatelyGraceMs: number;
@@ -96,14 +99,15 @@ export interface ResolvedServerOptions {
 /** Applies defaults. */
 export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions {
   const clock = o.clock ?? systemClock;
+  const store = o.store ?? new MemoryTaskStore({ clock });
   return {
     agent: o.agent,
     card: o.card,
     extendedCard: o.extendedCard,
-    store: o.store ?? new MemoryTaskStore({ clock }),
+    store,
     clock,
     keyTtlMs: o.keyTtlMs ?? DEFAULT_KEY_TTL_MS,
-    maxKeysPerScope: o.maxKeysPerScope ?? 100_000,
+    maxKeysPerScope: keyCapOf(o.maxKeysPerScope, store),
     expiredKeys: o.expiredKeys ?? 'refuse',
     blockingTimeoutMs: o.blockingTimeoutMs ?? 60_000,
     returnImmediatelyGraceMs: o.returnImmediatelyGraceMs ?? 50,
@@ -119,6 +123,16 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
     metrics: o.metrics ?? noopMetrics,
     logger: o.logger ?? jsonLineLogger(), // warn and error on stderr (ADR 0029); pass silentLogger for none
   };
+}
+
+/** The memory store's default key cap per scope (docs/semantics.md §2). */
+export const DEFAULT_MEMORY_KEY_CAP = 100_000;
+
+/** The per-scope key cap: the one given, none for `false`, else by where the store keeps keys (ADR 0047). */
+function keyCapOf(given: number | false | undefined, store: TaskStore): number | undefined {
+  if (given === false) return undefined;
+  if (given !== undefined) return positiveWhole('maxKeysPerScope', given);
+  return store.capabilities.keysOnDisk === true ? undefined : DEFAULT_MEMORY_KEY_CAP;
 }
 
 function positiveWhole(name: string, n: number): number {

@@ -78,6 +78,18 @@ async function openSqlite(path: string, options: OpenStoreOptions) {
   });
 }
 
+/**
+ * Session settings of the pools `openStore` makes (ADR 0047): nothing waits forever. A statement waiting on another
+ * transaction's lock gives up after 10 s, and a session left idle inside a transaction (a stalled replica) is
+ * ended after 60 s, releasing its locks. A URL that sets `options` itself replaces these.
+ */
+export const POSTGRES_SESSION_OPTIONS = '-c lock_timeout=10000 -c idle_in_transaction_session_timeout=60000';
+
+/** The pg pool configuration for a connection string. */
+export function postgresPoolConfig(connectionString: string): { connectionString: string; options: string } {
+  return { connectionString, options: POSTGRES_SESSION_OPTIONS };
+}
+
 async function openPostgres(url: string, options: OpenStoreOptions) {
   const parsed = new URL(url);
   const schema = parsed.searchParams.get('schema') ?? 'public';
@@ -90,7 +102,7 @@ async function openPostgres(url: string, options: OpenStoreOptions) {
   // libpq defaults the user to the OS user; pg reads only $USER/$PGUSER, which service shells often lack.
   if (parsed.username === '' && !process.env.PGUSER && !process.env.USER)
     parsed.username = userInfo().username;
-  const pool = new pg.default.Pool({ connectionString: parsed.toString() });
+  const pool = new pg.default.Pool(postgresPoolConfig(parsed.toString()));
   // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return new PostgresTaskStore({

@@ -22,6 +22,11 @@ export interface StoreCapabilities {
   readonly idempotency: boolean;
   /** Several processes can share this store safely (SQLite file, PostgreSQL); false for memory. */
   readonly sharedAcrossProcesses: boolean;
+  /**
+   * Keys live on disk, bounded by retention rather than by memory (SQLite, PostgreSQL). The server then sets no
+   * per-scope key cap unless asked to (ADR 0047); a store that leaves this out is treated as memory-bound.
+   */
+  readonly keysOnDisk?: boolean;
 }
 
 /** A key claim made together with task creation. */

@@ -47,7 +47,7 @@ describe('--help', () => {
       '--store': DEFAULT_STORE_URL,
       '--key-ttl': '24h',
       '--tombstone-ttl': '7d',
-      '--max-keys': '100000',
+      '--max-keys': 'auto: 100000 on memory, none on sqlite and postgres',
       '--expired-keys': 'refuse',
       '--retention-interval': '60s',
       '--retain-finished': '7d',

@@ -30,7 +30,11 @@ describe('openStore', () => {
     for (const url of [`sqlite:${join(dir, 'a.db')}`, `sqlite://${join(dir, 'b.db')}`, 'sqlite::memory:']) {
       const store = await openStore(url);
       expect(store).toBeInstanceOf(SqliteTaskStore);
-      expect(store.capabilities).toEqual({ idempotency: true, sharedAcrossProcesses: true });
+      expect(store.capabilities).toEqual({
+        idempotency: true,
+        sharedAcrossProcesses: true,
+        keysOnDisk: true,
+      });
       expect((await store.createTask(scope, { task })).outcome).toBe('created');
       expect(await store.migrate?.()).toEqual({ applied: [], version: 5 });
       await store.close();

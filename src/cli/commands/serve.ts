@@ -132,7 +132,11 @@ const VALUE_OPTIONS: readonly (readonly [string, string, string])[] = [
   ['--store <url>', 'task store: memory, sqlite:PATH or postgres://USER@HOST/DB', DEFAULT_STORE_URL],
   ['--key-ttl <duration>', 'how long an idempotency key is held (the card advertises it)', '24h'],
   ['--tombstone-ttl <duration>', 'how long an expired key still refuses a late retry', '7d'],
-  ['--max-keys <n>', 'live keys per tenant and principal, at least 1', '100000'],
+  [
+    '--max-keys <n>',
+    'live keys per tenant and principal, at least 1, or none (ADR 0047)',
+    'auto: 100000 on memory, none on sqlite and postgres',
+  ],
   ['--expired-keys <policy>', 'a key past --key-ttl: refuse or treat-as-new', 'refuse'],
   ['--retention-interval <duration>', 'how often retention runs, or off (then run a2a-once sweep)', '60s'],
   ['--retain-finished <duration>', 'how long finished tasks are kept', '7d'],
@@ -172,7 +176,12 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   const port = portOption(o.port);
   const keyTtlMs = durationOption('key-ttl', o.keyTtl, 1);
   const tombstoneTtlMs = durationOption('tombstone-ttl', o.tombstoneTtl);
-  const maxKeys = integerOption('max-keys', o.maxKeys, 1);
+  // A store on disk is bounded by retention, not memory: no cap unless the operator sets one (ADR 0047).
+  const maxKeys: number | false | undefined = o.maxKeys.startsWith('auto')
+    ? undefined
+    : o.maxKeys === 'none'
+      ? false
+      : integerOption('max-keys', o.maxKeys, 1);
   const delayMs = integerOption('delay-ms', o.delayMs, 0);
   const leaseMs = durationOption('lease', o.lease, MIN_LEASE_MS);
   const retention =
@@ -209,7 +218,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       ...(agent.extendedCard ? { extendedCard: agent.extendedCard } : {}),
       store,
       keyTtlMs,
-      maxKeysPerScope: maxKeys,
+      ...(maxKeys !== undefined ? { maxKeysPerScope: maxKeys } : {}),
       expiredKeys,
       retention,
       leaseMs,

@@ -48,7 +48,8 @@ export interface AdmissionConfig {
   readonly store: TaskStore;
   readonly clock: Clock;
   readonly keyTtlMs: number;
-  readonly maxKeysPerScope: number;
+  /** Undefined: no cap. */
+  readonly maxKeysPerScope: number | undefined;
   /** `refuse` (docs/semantics.md §2 default) or `treat-as-new` (a2a-rust's behaviour). */
   readonly expiredKeys: 'refuse' | 'treat-as-new';
   readonly metrics: ServerMetrics;
@@ -264,7 +265,7 @@ async function claimContinuationKey(
       expiresAt: now + cfg.keyTtlMs,
     },
     taskId,
-    maxKeysPerScope: cfg.maxKeysPerScope,
+    ...(cfg.maxKeysPerScope !== undefined ? { maxKeysPerScope: cfg.maxKeysPerScope } : {}),
     onExpiredKey: cfg.expiredKeys === 'refuse' ? 'refuse' : 'replace',
   });
   switch (res.outcome) {
@@ -331,7 +332,7 @@ async function admitNewTask(
       digest: () => messageDigest({ ...stored, contextId: sentContextId, taskId: undefined }),
       expiresAt: now + cfg.keyTtlMs,
     };
-    input.maxKeysPerScope = cfg.maxKeysPerScope;
+    if (cfg.maxKeysPerScope !== undefined) input.maxKeysPerScope = cfg.maxKeysPerScope;
     input.onExpiredKey = cfg.expiredKeys === 'refuse' ? 'refuse' : 'replace';
   }
   if (inlinePushConfig) input.pushConfigs = [{ ...inlinePushConfig, taskId }];

@@ -49,9 +49,13 @@ export async function claimKeyPg(
   now: number,
 ): Promise<ClaimKeyResult> {
   const { c, sql, schema } = ctx;
-  if (policy.maxKeysPerScope !== undefined) {
-    // Serialise keyed claims of one scope while a cap applies, so the count below is exact across replicas. The
-    // lock name is JSON so no tenant/owner pair can pass for another; a hash collision only serialises more.
+  const cap = policy.maxKeysPerScope;
+  if (cap !== undefined && !ctx.counts?.clearlyBelow(scope, cap, now)) {
+    // Near the cap (or without a fresh count), serialise the scope's keyed claims, so the count below is exact
+    // across replicas. Far from it no lock is taken (ADR 0047): a claim never waits on another key's transaction,
+    // and the count's margin (a tenth of the cap, at least 1,000) covers what other replicas claim while the
+    // count is trusted (1 s). No cap, no lock. The lock name is JSON so no tenant/owner pair can pass for
+    // another; a hash collision only serialises more.
     await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
       CAPACITY_LOCK_CLASS,
       JSON.stringify([schema, scope.tenant, scope.owner]),

@@ -88,7 +88,11 @@ export interface PostgresTaskStoreOptions {
 
 /** A TaskStore in PostgreSQL, safe to share between processes and replicas. */
 export class PostgresTaskStore implements TaskStore {
-  readonly capabilities: StoreCapabilities = { idempotency: true, sharedAcrossProcesses: true };
+  readonly capabilities: StoreCapabilities = {
+    idempotency: true,
+    sharedAcrossProcesses: true,
+    keysOnDisk: true,
+  };
   readonly supportsIdempotency = true;
 
   readonly #pool: PgPoolLike;

@@ -83,7 +83,11 @@ export interface SqliteTaskStoreOptions {
 
 /** A TaskStore in a SQLite file, safe to share between processes on one machine. */
 export class SqliteTaskStore implements TaskStore {
-  readonly capabilities: StoreCapabilities = { idempotency: true, sharedAcrossProcesses: true };
+  readonly capabilities: StoreCapabilities = {
+    idempotency: true,
+    sharedAcrossProcesses: true,
+    keysOnDisk: true,
+  };
   readonly supportsIdempotency = true;
 
   readonly #db: Database;

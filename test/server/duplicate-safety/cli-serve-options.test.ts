@@ -136,6 +136,20 @@ describe('a2a-once serve --max-keys', () => {
   });
 });
 
+describe('a2a-once serve without a key cap', () => {
+  it('--max-keys none on memory, and the default on SQLite, start and take keyed sends (ADR 0047)', async () => {
+    for (const extra of [
+      ['--max-keys', 'none'],
+      ['--store', `sqlite:${join(dir, `nocap-${serial}.db`)}`],
+    ]) {
+      const t = await serve(extra);
+      for (let i = 0; i < 3; i++) taskOf(await send(t.ep, 'jsonrpc', keyedMessage(`no cap ${i}`)));
+      expect(countEffects(t.log)).toBe(3);
+      expect(t.stderr()).not.toMatch(/error/i);
+    }
+  });
+});
+
 describe('a2a-once serve --key-ttl / --expired-keys / --tombstone-ttl', () => {
   it('--key-ttl 90s: the card says keyTtlSeconds 90', async () => {
     const s = await serve(['--key-ttl', '90s', '--tombstone-ttl', '36h']);
