@@ -95,7 +95,7 @@ async function openPostgres(url: string, options: OpenStoreOptions) {
   const schema = parsed.searchParams.get('schema') ?? 'public';
   // `schema` is ours, not a libpq parameter: keep it away from pg's connection-string parser.
   parsed.searchParams.delete('schema');
-  const [{ PostgresTaskStore }, pg] = await Promise.all([
+  const [{ PostgresTaskStore, preparedPool }, pg] = await Promise.all([
     importDriver(() => import('./postgres/index.js'), 'pg'),
     importDriver(() => import('pg'), 'pg'),
   ]);
@@ -106,7 +106,7 @@ async function openPostgres(url: string, options: OpenStoreOptions) {
   // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return new PostgresTaskStore({
-    pool,
+    pool: preparedPool(pool),
     schema,
     closePool: true,
     ...(options.clock ? { clock: options.clock } : {}),

@@ -1,10 +1,12 @@
 /**
  * The contract suite against PostgreSQL: a fresh schema per test (dropped after), a second pool for the peer so
- * races use separate connections. Falls back to PGlite where no server answers (see pg-backend.ts).
+ * races use separate connections. On the real server the pools send named prepared statements, as the pools
+ * `openStore` makes do (`preparedPool`, ADR 0047); other PostgreSQL tests use plain pools. Falls back to PGlite
+ * where no server answers (see pg-backend.ts).
  */
 import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/store/clock.js';
-import { PostgresTaskStore, type PgPoolLike } from '../../src/store/postgres/index.js';
+import { PostgresTaskStore, preparedPool, type PgPoolLike } from '../../src/store/postgres/index.js';
 import { describeTaskStoreContract } from './contract.js';
 import { freshSchema, pgBackend, type PgBackend } from './pg-backend.js';
 
@@ -14,8 +16,12 @@ let second: PgPoolLike;
 
 beforeAll(async () => {
   backend = await pgBackend();
-  main = backend.pool();
-  second = backend.pool();
+  const open = () =>
+    backend.kind === 'server'
+      ? preparedPool(backend.pool() as unknown as Parameters<typeof preparedPool>[0])
+      : backend.pool();
+  main = open();
+  second = open();
 });
 afterAll(async () => {
   await backend.end();

@@ -1,20 +1,21 @@
 /**
- * The compare-and-set of the PostgreSQL store, inside the caller's transaction: `commit` uses it, and so does
- * retention's abandoned phase, so ending an abandoned task is written exactly like any other status change. The
- * UPDATE holds the task's row lock; concurrent writers queue on it and each re-checks fence and seq against the
- * row the previous one committed (READ COMMITTED re-evaluates the WHERE on the newest version).
+ * The compare-and-set of the PostgreSQL store: `commit` runs it as one statement on the pool (its own transaction,
+ * one round trip, ADR 0047), and retention's abandoned phase inside its transaction, so ending an abandoned task
+ * is written exactly like any other status change. The UPDATE holds the task's row lock; concurrent writers queue
+ * on it and each re-checks fence and seq against the row the previous one committed (READ COMMITTED re-evaluates
+ * the WHERE on the newest version); the events and the outbox mark are written by the same statement.
  */
 import type { Scope } from '../scope.js';
 import { deriveColumns, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
 import { leaseAt } from '../sql/worker-lease.js';
 import type { CommitResult, TaskWrite } from '../task-store.js';
-import type { PgClientLike } from './pg-pool-like.js';
+import type { PgQueryable } from './pg-pool-like.js';
 import type { PgStatements } from './pg-statements.js';
 import type { PgTables } from './pg-tables.js';
 
-/** Where a commit runs: a client inside an open transaction, the store's statements and tables. */
+/** Where a commit runs: the pool (one statement is its own transaction) or a client inside one. */
 export interface PgCommitContext {
-  readonly c: PgClientLike;
+  readonly c: PgQueryable;
   readonly sql: PgStatements;
   readonly tables: PgTables;
 }
@@ -35,7 +36,7 @@ export async function commitPg(
   const d = deriveColumns(write.task, kindAfter);
   const n = write.events.length;
   const lease = write.lease ? leaseAt(write.lease, now) : undefined;
-  const updated = await c.query(sql.casTask, [
+  const updated = await c.query(sql.commitTask, [
     scope.tenant,
     scope.owner,
     taskId,
@@ -53,6 +54,7 @@ export async function commitPg(
     write.lease !== undefined,
     lease?.owner ?? null,
     lease?.expiresAt ?? null,
+    write.events.map((e) => JSON.stringify(e)),
   ]);
   const row = updated.rows[0];
   if (!row) {
@@ -60,32 +62,9 @@ export async function commitPg(
     return { ok: false, current: current ? toStoredTask(current as unknown as TaskRow) : undefined };
   }
   const record = toStoredTask(row as unknown as TaskRow);
-  if (n > 0) {
-    await insertEvents(ctx, scope, taskId, record.seq - n, write);
-    // The outbox mark (ADR 0045): the task's webhooks, if any, now have events up to its seq to deliver.
-    await c.query(sql.markPushTaskSeq, [scope.tenant, scope.owner, taskId, record.seq]);
-  }
   // The caller's objects, not re-parsed JSON: the same snapshot the memory store returns.
   return {
     ok: true,
     record: { ...record, task: write.task, ...(write.reply ? { reply: write.reply } : {}) },
   };
-}
-
-async function insertEvents(
-  ctx: PgCommitContext,
-  scope: Scope,
-  taskId: string,
-  firstSeq: number,
-  write: TaskWrite,
-): Promise<void> {
-  const values: unknown[] = [scope.tenant, scope.owner, taskId];
-  const tuples = write.events.map((event, i) => {
-    values.push(firstSeq + i + 1, JSON.stringify(event));
-    return `($1, $2, $3, $${values.length - 1}, $${values.length})`;
-  });
-  await ctx.c.query(
-    `INSERT INTO ${ctx.tables.events} (tenant, owner, task_id, seq, event) VALUES ${tuples.join(', ')}`,
-    values,
-  );
 }

@@ -33,10 +33,14 @@ export function pgStatements(t: PgTables) {
         context_id, terminal, created_at, updated_at, lease_owner, lease_expires_at)
       VALUES ($1, $2, $3, 'task', $4, NULL, 1, 0, $5, $6, $7, $8, $9, $9, $10, $11)
       ON CONFLICT DO NOTHING RETURNING id`,
-    // The compare-and-set: the row lock makes concurrent writers queue, and each re-checks fence and seq against
-    // the row the previous one committed (READ COMMITTED re-evaluates the WHERE on the newest version). $15 says
-    // whether the write sets the lease ($16, $17: both NULL to clear it) or leaves it as it is.
-    casTask: `UPDATE ${t.tasks} SET
+    // The whole commit in one statement (ADR 0047). The compare-and-set: the row lock makes concurrent writers
+    // queue, and each re-checks fence and seq against the row the previous one committed (READ COMMITTED
+    // re-evaluates the WHERE on the newest version); $15 says whether the write sets the lease ($16, $17: both
+    // NULL to clear it) or leaves it as it is. Then the events it appends ($18, numbered from the new seq: $7 of
+    // them, in order) and the outbox mark of the task's webhooks (ADR 0045). One statement is one transaction and
+    // one round trip; when the compare-and-set matches nothing, nothing else is written either.
+    commitTask: `WITH upd AS (
+      UPDATE ${t.tasks} SET
         kind = CASE WHEN $5::text IS NOT NULL THEN 'message' ELSE kind END,
         task = $4,
         reply = COALESCE($5::text, reply),
@@ -48,7 +52,16 @@ export function pgStatements(t: PgTables) {
         lease_owner = CASE WHEN $15::boolean THEN $16::text ELSE lease_owner END,
         lease_expires_at = CASE WHEN $15::boolean THEN $17::bigint ELSE lease_expires_at END
       WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = $13 AND ($14::int IS NULL OR seq = $14::int)
-      RETURNING ${TASK_COLUMNS}`,
+      RETURNING ${TASK_COLUMNS}
+    ), ev AS (
+      INSERT INTO ${t.events} (tenant, owner, task_id, seq, event)
+      SELECT $1, $2, $3, upd.seq - $7::int + e.ord::int, e.event
+      FROM upd, unnest($18::text[]) WITH ORDINALITY AS e(event, ord)
+    ), mark AS (
+      UPDATE ${t.pushConfigs} p SET task_seq = upd.seq FROM upd
+      WHERE $7::int > 0 AND p.tenant = $1 AND p.owner = $2 AND p.task_id = $3
+    )
+    SELECT * FROM upd`,
     releaseTask: `DELETE FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = 1 AND seq = 0
       RETURNING id`,
     readEvents: `SELECT seq, event FROM ${t.events}
@@ -145,10 +158,7 @@ export function pgStatements(t: PgTables) {
     selectStep: `SELECT ${STEP_COLUMNS} FROM ${t.steps}
       WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND name = $4`,
 
-    // One atomic conditional upsert: take the role if it is free, lapsed, or already ours (ADR 0028). Racing
-    // inserts of one role queue on its primary key; each then re-checks the WHERE on the committed row.
-    // Push delivery (ADR 0045). The commit that appends events marks the task's cursors in its transaction.
-    markPushTaskSeq: `UPDATE ${t.pushConfigs} SET task_seq = $4 WHERE tenant = $1 AND owner = $2 AND task_id = $3`,
+    // Push delivery (ADR 0045). The commit that appends events marks the task's cursors in its statement.
     // SKIP LOCKED: replicas claiming at once share the due webhooks instead of queueing on each other; the outer
     // WHERE repeats the test on the row's newest version.
     claimPush: `UPDATE ${t.pushConfigs} c SET claim_holder = $1, claim_until = $2
@@ -176,6 +186,8 @@ export function pgStatements(t: PgTables) {
     pushState: `SELECT ${PUSH_STATE_COLUMNS} FROM ${t.pushConfigs}
       WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4`,
 
+    // One atomic conditional upsert: take the role if it is free, lapsed, or already ours (ADR 0028). Racing
+    // inserts of one role queue on its primary key; each then re-checks the WHERE on the committed row.
     tryLead: `INSERT INTO ${t.leases} AS l (role, holder, expires_at) VALUES ($1, $2, $3)
       ON CONFLICT (role) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
       WHERE l.holder = EXCLUDED.holder OR l.expires_at <= $4

@@ -46,3 +46,15 @@ export async function inTransaction<T>(
     }
   }
 }
+
+/** Runs one statement (its own transaction), again from the start on a deadlock or serialization failure. */
+export async function retryingSerialization<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt < ATTEMPTS && RETRYABLE.has(sqlState(err) ?? '')) continue;
+      throw err;
+    }
+  }
+}

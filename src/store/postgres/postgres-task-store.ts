@@ -68,7 +68,7 @@ import { pgDateUndatedTombstones, pgPurgeBatch, pgPurgeRemains, type PgPurgeCuto
 import { pgStatements, type PgStatements } from './pg-statements.js';
 import { recordStepPg, selectStepPg } from './pg-steps.js';
 import { pgTables, type PgTables } from './pg-tables.js';
-import { inTransaction } from './pg-transaction.js';
+import { inTransaction, retryingSerialization } from './pg-transaction.js';
 
 /** Options of the PostgreSQL store. */
 export interface PostgresTaskStoreOptions {
@@ -180,7 +180,10 @@ export class PostgresTaskStore implements TaskStore {
     checkLeaseGrant('commit', write.lease);
     const now = this.#clock.now();
     const ctx = { sql: this.#sql, tables: this.#tables };
-    const result = await inTransaction(this.#pool, (c) => commitPg({ ...ctx, c }, scope, taskId, write, now));
+    // One statement, so no BEGIN / COMMIT round trips (ADR 0047); retried like a transaction on a deadlock.
+    const result = await retryingSerialization(() =>
+      commitPg({ ...ctx, c: this.#pool }, scope, taskId, write, now),
+    );
     if (result.ok) this.#notifier.notify(taskKey(scope, taskId));
     return result;
   }
