@@ -202,7 +202,8 @@ export class PostgresTaskStore implements TaskStore {
       },
       readEvents: (after: number) => this.readEvents(scope, taskId, after),
     };
-    return pollWatch(source, afterSeq, AbortSignal.any([signal, this.#closing.signal]), {
+    return pollWatch(source, afterSeq, signal, {
+      closing: this.#closing.signal,
       notifier: this.#notifier,
       key: taskKey(scope, taskId),
       pollIntervalMs: this.#pollIntervalMs,

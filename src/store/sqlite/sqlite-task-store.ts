@@ -214,7 +214,6 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent> {
-    const both = AbortSignal.any([signal, this.#closing.signal]);
     const source = {
       currentSeq: () =>
         this.#read(
@@ -222,7 +221,8 @@ export class SqliteTaskStore implements TaskStore {
         ),
       readEvents: (after: number) => this.#read(() => this.#events(scope, taskId, after)),
     };
-    return pollWatch(source, afterSeq, both, {
+    return pollWatch(source, afterSeq, signal, {
+      closing: this.#closing.signal,
       notifier: this.#notifier,
       key: taskKey(scope, taskId),
       pollIntervalMs: this.#pollIntervalMs,
