@@ -5,6 +5,7 @@
  * the new last sequence number commits with whatever `apply` wrote through `tx` (the same client).
  */
 import type { PgClientLike, PgPoolLike } from './pg-pool-like.js';
+import { transactionOnPool } from '../store/postgres/pg-transaction.js';
 import { checkIdentifier } from './processed-set.js';
 import type { EntryDecision, LockedEntry, ProcessedSet } from './processed-set.js';
 
@@ -44,7 +45,7 @@ export class PostgresProcessedSet implements ProcessedSet<PgClientLike> {
 
   /** Creates the schema and table if absent (done before the first use; call it to fail early). */
   ready(): Promise<void> {
-    this.#ready ??= this.#inTransaction(async (client) => {
+    this.#ready ??= transactionOnPool(this.#pool, async (client) => {
       // Concurrent CREATE ... IF NOT EXISTS can still collide in the catalog; one creator at a time.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`a2a-once webhooks ${this.#table}`]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
@@ -66,34 +67,13 @@ export class PostgresProcessedSet implements ProcessedSet<PgClientLike> {
     return this.#ready;
   }
 
-  async #inTransaction<T>(fn: (client: PgClientLike) => Promise<{ commit: boolean; result: T }>): Promise<T> {
-    const client = await this.#pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const { commit, result } = await fn(client);
-      await client.query(commit ? 'COMMIT' : 'ROLLBACK');
-      return result;
-    } catch (err) {
-      try {
-        await client.query('ROLLBACK');
-      } catch (rollbackErr) {
-        // The connection is unusable: discard it rather than hand it back mid-transaction.
-        broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-      }
-      throw err;
-    } finally {
-      client.release(broken);
-    }
-  }
-
   async withEntry<T>(
     scope: string,
     taskId: string,
     fn: (entry: LockedEntry<PgClientLike>) => Promise<EntryDecision<T>>,
   ): Promise<T> {
     await this.ready();
-    return this.#inTransaction(async (client) => {
+    return transactionOnPool(this.#pool, async (client) => {
       await client.query(
         `INSERT INTO ${this.#table} (scope, task_id, last_seq, updated_at) VALUES ($1, $2, 0, $3)
          ON CONFLICT (scope, task_id) DO NOTHING`,

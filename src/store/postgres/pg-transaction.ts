@@ -19,31 +19,46 @@ export async function inTransaction<T>(
   fn: (client: PgClientLike) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const client = await pool.connect();
-    let broken: Error | undefined;
-    // The connection may die between two statements (a restart, a terminated backend): pg then emits `error` on
-    // the checked-out client, which nobody else listens to. Kept here, it discards the client on release; the
-    // next statement fails on its own, so the transaction rejects and is rolled back by the server.
-    const onLost = (err: Error) => (broken ??= err);
-    client.on?.('error', onLost);
     try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
+      return await transactionOnPool(pool, async (client) => ({ commit: true, result: await fn(client) }));
     } catch (err) {
-      try {
-        await client.query('ROLLBACK');
-      } catch (rollbackErr) {
-        // The connection is unusable: discard it rather than hand it back mid-transaction.
-        broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-      }
       if (attempt < ATTEMPTS && RETRYABLE.has(sqlState(err) ?? '')) continue;
       throw err;
-    } finally {
-      client.removeListener?.('error', onLost);
-      client.release(broken);
     }
+  }
+}
+
+/**
+ * One transaction, once, on a client checked out for it: BEGIN, `fn`, then COMMIT or ROLLBACK as `fn` decides
+ * (ROLLBACK and rethrow when it throws). The client goes back to the pool, or is discarded when its connection
+ * broke: pg reports a connection that dies between two statements as an `error` event on the checked-out
+ * client, which nobody else listens to (without a listener it would end the process); kept here, it discards the
+ * client, and the next statement fails on its own, so the transaction rejects and the server rolls it back.
+ */
+export async function transactionOnPool<T>(
+  pool: PgPoolLike,
+  fn: (client: PgClientLike) => Promise<{ commit: boolean; result: T }>,
+): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onLost = (err: Error) => (broken ??= err);
+  client.on?.('error', onLost);
+  try {
+    await client.query('BEGIN');
+    const { commit, result } = await fn(client);
+    await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    return result;
+  } catch (err) {
+    try {
+      await client.query('ROLLBACK');
+    } catch (rollbackErr) {
+      // The connection is unusable: discard it rather than hand it back mid-transaction.
+      broken ??= rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
+    }
+    throw err;
+  } finally {
+    client.removeListener?.('error', onLost);
+    client.release(broken);
   }
 }
 
