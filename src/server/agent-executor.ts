@@ -3,6 +3,7 @@
  * continuation after INPUT_REQUIRED / AUTH_REQUIRED) and reports progress through its context: status updates,
  * artifacts (whole or in chunks), or a single direct reply. Every report is a fenced write to the store, so a
  * worker that was cancelled or overtaken cannot change the task (its writes throw and its signal aborts).
+ * Reports made in one burst are stored together, at the end of the burst (ADR 0048): see `flush`.
  *
  * A turn whose worker was lost (its process died) is recovered: run again under a new fencing token when the
  * agent declares itself `resumable`, ended FAILED otherwise (ADR 0037). Work a resumed turn must not redo goes
@@ -39,6 +40,14 @@ export type StatusMessageInit = string | Part[] | Partial<Message>;
  * Everything an agent can see and do during one turn. What it reports (messages, parts, artifacts) belongs to
  * the task from then on: do not edit those objects afterwards. A report the store cannot take even after
  * retries rejects with `StoreWriteError` and aborts `signal`; the task then ends FAILED (ADR 0029).
+ *
+ * When a report is stored (ADR 0048): a report that ends the turn (`complete`, `fail`, `reject`,
+ * `requireInput`, `requireAuth`, `reply`) settles once it is stored. Other reports (`working`, `artifact`, a
+ * running `status`) made early in a turn (its first third of the lease) settle at once and are stored with the
+ * reports that follow them in the same burst, when the agent next waits for I/O, or before a `step` runs its
+ * effect; later in a turn they settle once stored. If such a stored-behind report is refused (the task was
+ * cancelled or taken over) or lost, `signal` aborts and the agent's next call throws the error. Call `flush`
+ * to make everything reported so far durable before doing something that depends on it.
  */
 export interface AgentContext {
   readonly taskId: string;
@@ -84,6 +93,12 @@ export interface AgentContext {
    * only output of a first turn; the task record then exists only so a keyed retry replays the same reply.
    */
   reply(message: StatusMessageInit): Promise<void>;
+
+  /**
+   * Stores every report made so far and resolves once they are durable (at once when nothing is waiting).
+   * @throws StaleWriterError when the task was cancelled or taken over; StoreWriteError when a report was lost
+   */
+  flush(): Promise<void>;
 
   /**
    * A durable step (ADR 0038): runs `fn` at most once to completion per task and records its result (JSON) in

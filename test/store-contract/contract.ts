@@ -10,6 +10,7 @@ import { keyContract } from './contract-keys.js';
 import { leadContract } from './contract-lead.js';
 import { leaseContract } from './contract-leases.js';
 import { listContract } from './contract-list.js';
+import { nextRecordContract } from './contract-next-record.js';
 import { parentRenewalContract } from './contract-parent-renewal.js';
 import { purgeContract } from './contract-purge.js';
 import { pushClaimContract } from './contract-push-claims.js';
@@ -32,6 +33,7 @@ export function describeTaskStoreContract(name: string, makeStore: MakeStore): v
     describe('commit', () => commitContract(makeStore));
     describe('list', () => listContract(makeStore));
     describe('watch', () => watchContract(makeStore));
+    describe('nextRecord', () => nextRecordContract(makeStore));
     describe('purge', () => purgeContract(makeStore));
     describe('tombstone age', () => tombstoneAgeContract(makeStore));
     describe('abandoned tasks', () => abandonContract(makeStore));

@@ -157,15 +157,23 @@ export class Runner {
     } finally {
       disarm();
     }
+    // A turn that returned with its task still running completes it, in the same commit as the writes it left
+    // to be stored (ADR 0048): a quick turn is stored once. How that write went is judged below, after them.
+    const completion =
+      failure === undefined && worker.isActive && !worker.aborted && !worker.lostWrite
+        ? worker.complete()
+        : undefined;
+    completion?.catch(() => undefined);
     await worker.drain();
     // A parent that fails cancels the children it left unsettled (a cancel already did, through its signal).
     if (failure !== undefined || worker.lostWrite) await settleChildren(worker).catch(() => undefined);
     if (worker.aborted) return;
     // A lost write outranks whatever the agent did next: the task's output is incomplete.
     if (worker.lostWrite) return this.#failAfterLostWrite(worker, worker.lostWrite);
-    if (!worker.isActive) return;
+    if (completion === undefined && !worker.isActive) return;
     try {
-      if (failure === undefined) await worker.complete();
+      if (completion !== undefined) await completion;
+      else if (failure === undefined) await worker.complete();
       else {
         logSafely(this.logger, 'warn', 'agent turn failed', {
           taskId: worker.taskId,

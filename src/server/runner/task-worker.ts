@@ -26,7 +26,7 @@ import type {
   TaskStatus,
   TaskStatusUpdateEvent,
 } from '../../protocol/model.js';
-import { isTerminalState, type TaskState } from '../../protocol/task-state.js';
+import type { TaskState } from '../../protocol/task-state.js';
 import { toWireArtifact } from '../../protocol/wire-write.js';
 import type { Clock } from '../../store/clock.js';
 import type { Scope } from '../../store/scope.js';
@@ -115,10 +115,22 @@ export class TaskWorker implements AgentContext {
   readonly #target: WriteTarget;
   readonly #policy: WriteRetryPolicy;
   #current: StoredTask;
-  /** Tail of the write chain: writes commit in call order even if the agent does not await them. */
+  /** Tail of the commit chain (never rejects): commits run one after another, in the order writes were made. */
   #chain: Promise<unknown> = Promise.resolve();
+  /** Writes accepted and not yet handed to a commit, oldest first. */
+  #buffer: WriteStep[] = [];
+  /** The commit that will take `#buffer`, once the one in flight is done; undefined when none is queued. */
+  #nextCommit: Promise<void> | undefined;
+  /** A flush of the buffer at the end of the agent's current burst is scheduled. */
+  #flushScheduled = false;
+  /** A write that ends the turn was accepted and is not yet stored (or refused): no write may follow it. */
+  #pendingEnd = false;
+  /** Writes accepted in this turn (stored or not). */
+  #accepted = 0;
+  /** When the worker started, and how long from then its writes may be stored behind (see `#young`). */
+  readonly #startedAt: number;
+  readonly #writeBehindMs: number;
   #replied = false;
-  #inFlight = 0;
   /** The owner name of the lease the turn started with (undefined when the store gave none). */
   readonly #leaseOwner: string | undefined;
   readonly #leaseMs: number;
@@ -129,9 +141,6 @@ export class TaskWorker implements AgentContext {
   leaseTicks = 0;
   /** A renewal is in flight: the keeper does not start another. */
   renewing = false;
-  readonly #settled = (): void => {
-    this.#inFlight--;
-  };
 
   constructor(init: TaskWorkerInit) {
     this.#clock = init.clock;
@@ -150,6 +159,8 @@ export class TaskWorker implements AgentContext {
       },
     };
     this.#current = init.record;
+    this.#startedAt = init.clock.now();
+    this.#writeBehindMs = Math.floor(init.leaseMs / 3);
     // The agent gets the stored objects, frozen: it must not change the history or a retry's digest (ADR 0030).
     this.task = deepFreeze(init.record.task);
     this.taskId = init.record.task.id;
@@ -228,7 +239,7 @@ export class TaskWorker implements AgentContext {
       const ev: TaskStatusUpdateEvent = { taskId: this.taskId, contextId: this.contextId, status };
       if (metadata) ev.metadata = metadata;
       return { task: applyStatusUpdate(task, ev), event: { statusUpdate: ev } };
-    });
+    }, !isRunning(state));
   }
 
   working(message?: StatusMessageInit): Promise<void> {
@@ -257,56 +268,133 @@ export class TaskWorker implements AgentContext {
       if (options.append) ev.append = true;
       if (options.lastChunk) ev.lastChunk = true;
       return { task: applyArtifactUpdate(task, ev), event: { artifactUpdate: ev } };
-    }).then(() => artifact);
+    }, false).then(() => artifact);
   }
 
   reply(init: StatusMessageInit): Promise<void> {
-    if (this.isContinuation || this.#replied || this.#current.seq !== 0) {
+    if (this.isContinuation || this.#replied || this.#accepted > 0 || this.#current.seq !== 0) {
       return Promise.reject(new Error('reply() must be the first and only output of a first turn'));
     }
     this.#replied = true;
     const message = agentMessage(init, undefined, this.contextId);
     // The record also reads as a completed task whose status message is the reply, for a caller that was
     // handed the task id before the agent chose to reply (returnImmediately).
-    return this.#write((task) => ({
-      task: {
-        ...task,
-        status: {
-          state: 'TASK_STATE_COMPLETED',
-          message,
-          timestamp: isoAt(this.#clock.now()),
+    return this.#write(
+      (task) => ({
+        task: {
+          ...task,
+          status: {
+            state: 'TASK_STATE_COMPLETED',
+            message,
+            timestamp: isoAt(this.#clock.now()),
+          },
+          history: [...(task.history ?? []), message],
         },
-        history: [...(task.history ?? []), message],
-      },
-      event: { message },
-      reply: message,
-    }));
+        event: { message },
+        reply: message,
+      }),
+      true,
+    );
   }
 
-  /** Whether the task is still active (SUBMITTED or WORKING) in this worker's view. */
+  /**
+   * Whether the task is still active (SUBMITTED or WORKING) in this worker's view: as stored, and with no write
+   * that ends the turn waiting to be.
+   */
   get isActive(): boolean {
+    return !this.#pendingEnd && this.#durablyActive();
+  }
+
+  /** Whether the task is active as last stored (or seen) by this worker. */
+  #durablyActive(): boolean {
     const r = this.#current;
     if (r.kind === 'message') return false;
     const s = r.task.status.state;
     return s === 'TASK_STATE_SUBMITTED' || s === 'TASK_STATE_WORKING';
   }
 
-  #write(step: (task: Task) => { task: Task; event: StreamResponse; reply?: Message }): Promise<void> {
-    const run = async (): Promise<void> => {
+  /**
+   * Accepts one write of the agent. Writes land in call order, several at a time (ADR 0048): the writes an agent
+   * makes in one burst (before it next waits for I/O) are committed together, as one compare-and-set with all
+   * their events. A write that ends the turn (finished, interrupted, a direct reply), and every write once the
+   * turn is older than its write-behind window, settles only when it is stored. Any other write of a young turn
+   * is accepted at once: it is stored at the end of the burst (the next turn of the event loop), with the
+   * writes after it, or before a step's effect; if that fails, the worker stops as for any refused or lost
+   * write, and the agent's next call throws.
+   */
+  #write(step: WriteStep, ends: boolean): Promise<void> {
+    // An earlier write was refused or is missing from the task: nothing after it may land.
+    if (this.#aborted) return Promise.reject(new StaleWriterError(this.taskId));
+    if (this.#lost) return Promise.reject(this.#lost);
+    if (this.#pendingEnd || !this.#durablyActive()) {
+      return Promise.reject(
+        new Error(`task ${this.taskId} is already finished; no further output is accepted`),
+      );
+    }
+    this.#accepted++;
+    this.#buffer.push(step);
+    if (ends) this.#pendingEnd = true;
+    if (ends || this.#buffer.length >= MAX_WRITES_PER_COMMIT || !this.#young()) return this.#flush();
+    if (!this.#flushScheduled) {
+      this.#flushScheduled = true;
+      setImmediate(() => {
+        this.#flushScheduled = false;
+        // Its outcome is kept by the worker (stopped, or a lost write): the agent's next call reports it.
+        this.#flush().catch(() => undefined);
+      });
+    }
+    return Promise.resolve();
+  }
+
+  /**
+   * Whether the turn is still inside its write-behind window: the first third of its lease, measured from when
+   * the worker started. Within it no other worker can have taken the task over (that needs the lease to lapse),
+   * so a write accepted before it is stored cannot have been fenced out by a takeover. A worker that was paused
+   * past the window (a long GC, SIGSTOP) writes through again and learns at once that it lost the task.
+   */
+  #young(): boolean {
+    return this.#clock.now() - this.#startedAt < this.#writeBehindMs;
+  }
+
+  /**
+   * Commits every accepted write not yet stored, after the commits already under way; resolves when they are
+   * stored. Writes accepted while an earlier commit is in flight all join the next one.
+   */
+  #flush(): Promise<void> {
+    if (this.#nextCommit) return this.#nextCommit;
+    const next = this.#chain.then(() => {
+      this.#nextCommit = undefined;
+      return this.#commitBuffer();
+    });
+    this.#nextCommit = next;
+    this.#chain = next.then(noop, noop);
+    return next;
+  }
+
+  async #commitBuffer(): Promise<void> {
+    const steps = this.#buffer;
+    if (steps.length === 0) return;
+    this.#buffer = [];
+    try {
       if (this.#aborted) throw new StaleWriterError(this.taskId);
-      // An earlier write is missing from the task: nothing after it may land (a later chunk, a COMPLETED).
       if (this.#lost) throw this.#lost;
       const cur = this.#current;
-      if (cur.kind === 'message' || isTerminalState(cur.task.status.state)) {
-        throw new Error(`task ${this.taskId} is already finished; no further output is accepted`);
-      }
       const t = this.#target;
+      // Built from the stored record at each attempt, so its timestamps say when it was stored.
       const build = (): TaskWrite => {
-        const next = step(cur.task);
-        const write: Mutable<TaskWrite> = { expectFence: t.fence, task: next.task, events: [next.event] };
-        if (next.reply) write.reply = next.reply;
+        let task = cur.task;
+        const events: StreamResponse[] = [];
+        let reply: Message | undefined;
+        for (const s of steps) {
+          const next = s(task);
+          task = next.task;
+          events.push(next.event);
+          if (next.reply) reply = next.reply;
+        }
+        const write: Mutable<TaskWrite> = { expectFence: t.fence, task, events };
+        if (reply) write.reply = reply;
         // The turn's final write (finished, interrupted, a direct reply) releases the lease with it (ADR 0037).
-        if (next.reply || !isRunning(next.task.status.state)) write.lease = null;
+        if (reply || !isRunning(task.status.state)) write.lease = null;
         return write;
       };
       const write = build();
@@ -314,7 +402,7 @@ export class TaskWorker implements AgentContext {
       try {
         res = await t.store.commit(t.scope, this.taskId, write);
       } catch (err) {
-        res = await this.#retry(cur, build, err, write.events[0]!);
+        res = await this.#retry(cur, build, err, write.events);
       }
       if (!res.ok) {
         if (res.current) this.#current = res.current;
@@ -323,13 +411,20 @@ export class TaskWorker implements AgentContext {
       }
       this.#current = res.record;
       this.#onCommitted?.(t.scope, this.taskId);
-    };
-    // Writes commit in call order. When nothing is in flight the write starts at once (no extra turn of the
-    // microtask queue: this is on every send's path).
-    const p = this.#inFlight === 0 ? run() : this.#chain.then(run, run);
-    this.#inFlight++;
-    this.#chain = p.then(this.#settled, this.#settled);
-    return p;
+    } catch (err) {
+      if (!(err instanceof StaleWriterError) && !(err instanceof StoreWriteError)) {
+        // Not the store's refusal nor its outage: still, these writes are not in the task, so none after may be.
+        logSafely(this.#target.logger, 'error', 'a write of the task could not be built or stored', {
+          taskId: this.taskId,
+          ...errorFields(err, this.#target.key()),
+        });
+        this.#lost ??= new StoreWriteError(this.taskId, 1, err);
+        this.#stop(this.#lost);
+      }
+      throw err;
+    } finally {
+      if (this.#buffer.length === 0) this.#pendingEnd = false;
+    }
   }
 
   /** A write whose first attempt threw: retried, and recorded as lost if the store never takes it. */
@@ -337,7 +432,7 @@ export class TaskWorker implements AgentContext {
     cur: StoredTask,
     build: () => TaskWrite,
     err: unknown,
-    event: StreamResponse,
+    events: readonly StreamResponse[],
   ): Promise<RetriedWrite> {
     try {
       return await retryAfterThrow(
@@ -345,7 +440,7 @@ export class TaskWorker implements AgentContext {
         cur,
         build,
         this.#policy.writeBudgetMs,
-        writeKind(event),
+        events.map(writeKind).join(', '),
         err,
       );
     } catch (lost) {
@@ -392,8 +487,15 @@ export class TaskWorker implements AgentContext {
     }
   }
 
-  /** Waits until every write the agent started has settled. */
+  async flush(): Promise<void> {
+    await this.drain();
+    if (this.#aborted) throw new StaleWriterError(this.taskId);
+    if (this.#lost) throw this.#lost;
+  }
+
+  /** Stores every write accepted so far, and waits until all of them have settled (never rejects). */
   drain(): Promise<unknown> {
+    if (this.#buffer.length > 0) void this.#flush().catch(noop);
     return this.#chain;
   }
 
@@ -451,6 +553,8 @@ export class TaskWorker implements AgentContext {
         }
       },
       confirmHold: async () => {
+        // The writes the agent made before the step are stored first: a refusal stops the worker here.
+        await this.flush();
         let outcome: RenewalOutcome;
         try {
           outcome = await this.renewLease();
@@ -470,6 +574,17 @@ export class TaskWorker implements AgentContext {
     };
   }
 }
+
+/** One accepted write: what it makes of the task, the event it appends, and the reply it carries, if any. */
+type WriteStep = (task: Task) => { task: Task; event: StreamResponse; reply?: Message };
+
+/**
+ * The most writes one commit carries: an agent that emits thousands of chunks in one burst still streams them
+ * in commits of a bounded size.
+ */
+const MAX_WRITES_PER_COMMIT = 64;
+
+const noop = (): void => undefined;
 
 /** A writable copy of a readonly record type, for building one field by field. */
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -28,6 +28,7 @@ import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
 import type { MigrationReport } from '../sql/migration.js';
+import { pollNextRecord } from '../sql/poll-next-record.js';
 import { pollWatch } from '../sql/poll-watch.js';
 import { leaseInputError } from '../sql/lease.js';
 import { runPurge } from '../sql/purge-loop.js';
@@ -184,7 +185,7 @@ export class PostgresTaskStore implements TaskStore {
     const result = await retryingSerialization(() =>
       commitPg({ ...ctx, c: this.#pool }, scope, taskId, write, now),
     );
-    if (result.ok) this.#notifier.notify(taskKey(scope, taskId));
+    if (result.ok) this.#notifier.notify(taskKey(scope, taskId), result.record);
     return result;
   }
 
@@ -192,6 +193,21 @@ export class PostgresTaskStore implements TaskStore {
     const args = [scope.tenant, scope.owner, taskId, Math.max(0, afterSeq)];
     const { rows } = await this.#pool.query(this.#sql.readEvents, args);
     return rows.map((r) => toStoredEvent(r as unknown as EventRow));
+  }
+
+  nextRecord(
+    scope: Scope,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+    until?: (record: StoredTask) => boolean,
+  ): Promise<StoredTask | undefined> {
+    return pollNextRecord(() => this.getTask(scope, taskId), afterSeq, signal, until, {
+      closing: this.#closing.signal,
+      notifier: this.#notifier,
+      key: taskKey(scope, taskId),
+      pollIntervalMs: this.#pollIntervalMs,
+    });
   }
 
   watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent> {

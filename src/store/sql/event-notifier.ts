@@ -2,11 +2,15 @@
  * Process-local wake-ups for `watch`. A SQL store learns about commits of other processes only by polling; a commit
  * made through this store instance wakes its watchers at once instead of waiting for the next poll.
  */
+import type { StoredTask } from '../records.js';
 import type { Scope } from '../scope.js';
 
-/** A pending wait: resolves on the next `notify` of its task; `cancel` unregisters it. */
+/**
+ * A pending wait: resolves on the next `notify` of its task, with the record the commit wrote when the notifier
+ * was given one (a local commit), undefined otherwise (a removal); `cancel` unregisters it.
+ */
 export interface PendingWake {
-  readonly promise: Promise<void>;
+  readonly promise: Promise<StoredTask | undefined>;
   cancel(): void;
 }
 
@@ -17,7 +21,7 @@ export function taskKey(scope: Scope, taskId: string): string {
 
 /** Waiters keyed by task. */
 export class EventNotifier {
-  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #waiters = new Map<string, Set<(record: StoredTask | undefined) => void>>();
 
   /** Registers a waiter for the task's next commit or removal. Register before reading, so no wake is lost. */
   wait(key: string): PendingWake {
@@ -27,11 +31,11 @@ export class EventNotifier {
       this.#waiters.set(key, set);
     }
     const waiters = set;
-    let done!: () => void;
-    const promise = new Promise<void>((resolve) => {
-      done = () => {
+    let done!: (record: StoredTask | undefined) => void;
+    const promise = new Promise<StoredTask | undefined>((resolve) => {
+      done = (record) => {
         this.#remove(key, waiters, done);
-        resolve();
+        resolve(record);
       };
     });
     waiters.add(done);
@@ -53,22 +57,26 @@ export class EventNotifier {
     return p;
   }
 
-  /** Wakes every waiter of the task. */
-  notify(key: string): void {
+  /** Wakes every waiter of the task, handing them `record` when a commit of this process just wrote it. */
+  notify(key: string, record?: StoredTask): void {
     const set = this.#waiters.get(key);
     if (!set) return;
     this.#waiters.delete(key);
-    for (const w of [...set]) w();
+    for (const w of [...set]) w(record);
   }
 
-  #remove(key: string, set: Set<() => void>, fn: () => void): void {
+  #remove(
+    key: string,
+    set: Set<(record: StoredTask | undefined) => void>,
+    fn: (record: StoredTask | undefined) => void,
+  ): void {
     set.delete(fn);
     if (set.size === 0 && this.#waiters.get(key) === set) this.#waiters.delete(key);
   }
 }
 
 /** Resolves when `wake` resolves, after `ms`, or when `signal` aborts, whichever comes first; cleans up after. */
-export function sleepUntilWoken(wake: Promise<void>, ms: number, signal: AbortSignal): Promise<void> {
+export function sleepUntilWoken(wake: Promise<unknown>, ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise<void>((resolve) => {
     const finish = () => {

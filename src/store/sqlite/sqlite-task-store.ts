@@ -22,6 +22,7 @@ import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
 import type { MigrationReport } from '../sql/migration.js';
+import { pollNextRecord } from '../sql/poll-next-record.js';
 import { pollWatch } from '../sql/poll-watch.js';
 import { leaseInputError } from '../sql/lease.js';
 import { runPurge } from '../sql/purge-loop.js';
@@ -199,7 +200,7 @@ export class SqliteTaskStore implements TaskStore {
       checkLeaseGrant('commit', write.lease);
       return commitTx((sql) => this.#stmt(sql), scope, taskId, write, now);
     }).then((result) => {
-      if (result.ok) this.#notifier.notify(taskKey(scope, taskId));
+      if (result.ok) this.#notifier.notify(taskKey(scope, taskId), result.record);
       return result;
     });
   }
@@ -211,6 +212,21 @@ export class SqliteTaskStore implements TaskStore {
   #events(scope: Scope, taskId: string, afterSeq: number): StoredEvent[] {
     const rows = this.#stmt(SQL.readEvents).all({ ...scope, taskId, afterSeq: Math.max(0, afterSeq) });
     return (rows as EventRow[]).map(toStoredEvent);
+  }
+
+  nextRecord(
+    scope: Scope,
+    taskId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+    until?: (record: StoredTask) => boolean,
+  ): Promise<StoredTask | undefined> {
+    return pollNextRecord(() => this.#read(() => this.#task(scope, taskId)), afterSeq, signal, until, {
+      closing: this.#closing.signal,
+      notifier: this.#notifier,
+      key: taskKey(scope, taskId),
+      pollIntervalMs: this.#pollIntervalMs,
+    });
   }
 
   watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent> {

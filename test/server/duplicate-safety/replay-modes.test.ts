@@ -9,6 +9,7 @@ import { localCallContext } from '../../../src/server/call-context.js';
 import type { Scope } from '../../../src/store/scope.js';
 import type { CreateTaskInput, CreateTaskResult } from '../../../src/store/task-store.js';
 import {
+  ANON,
   BINDINGS,
   DelegatingStore,
   eventLabels,
@@ -19,6 +20,7 @@ import {
   streamAll,
   taskIdOf,
   taskOf,
+  until,
   userMessage,
   withTimeout,
   type Binding,
@@ -209,6 +211,12 @@ describe.each(BINDINGS)('replay modes over %s', (binding: Binding) => {
     const answer = userMessage('hold on, here is my answer', { taskId: first.id });
     const cont = taskOf(await send(t.ep, binding, answer, { returnImmediately: true }));
     expect(cont.status.state).toBe('TASK_STATE_WORKING');
+    // The agent's "holding" status is stored at the end of its burst (ADR 0048); the retries come after it.
+    await until(async () => {
+      const stored = await t.memory.getTask(ANON, first.id);
+      const part = stored?.task.status.message?.parts[0];
+      return part !== undefined && 'text' in part && part.text === 'holding';
+    });
     const blocking = send(t.ep, binding, answer);
     const streaming = await streamOf(t, binding, answer);
     const head = await streaming.next();

@@ -121,9 +121,12 @@ function downFor(ms: number): (n: number, w: TaskWrite, clock: ManualClock) => '
 /** An agent that reports WORKING, one artifact, and returns (the runner completes it), counting its runs. */
 class CountingAgent implements AgentExecutor {
   runs = 0;
+  /** `flushWorking`: store WORKING on its own before going on (otherwise it goes with the artifact, ADR 0048). */
+  constructor(private readonly flushWorking = false) {}
   async execute(ctx: AgentContext): Promise<void> {
     this.runs++;
     await ctx.working('on it');
+    if (this.flushWorking) await ctx.flush();
     await ctx.artifact({ artifactId: 'out', parts: [{ text: 'result' }] });
   }
 }
@@ -168,12 +171,13 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('worker writes on %s', 
   });
 
   it('a store down for 30 s: the write gives up after its budget and the task ends FAILED with a message', async () => {
-    const seen: { error?: string; aborted?: boolean; laterWrite?: string } = {};
+    const seen: { error?: string; aborted?: boolean; laterWrite?: string; abortedAfter?: boolean } = {};
     let runs = 0;
     const agent: AgentExecutor = {
       async execute(ctx) {
         runs++;
         try {
+          // Early in the turn: accepted at once, stored with the next write of the burst (ADR 0048).
           await ctx.working('on it');
         } catch (err) {
           seen.error = (err as Error).name;
@@ -184,6 +188,7 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('worker writes on %s', 
           await ctx.complete('done anyway');
         } catch (err) {
           seen.laterWrite = (err as Error).name;
+          seen.abortedAfter = ctx.signal.aborted;
         }
       },
     };
@@ -193,7 +198,8 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('worker writes on %s', 
     const text = stored.task.status.message?.parts.map((p) => ('text' in p ? p.text : '')).join('');
     expect(text).toMatch(/could not be saved/);
     expect(runs).toBe(1);
-    expect(seen).toEqual({ error: 'StoreWriteError', aborted: true, laterWrite: 'StoreWriteError' });
+    // WORKING and COMPLETED went in one commit; it was given up, and the call that waits for it says so.
+    expect(seen).toEqual({ laterWrite: 'StoreWriteError', abortedAfter: true });
     // The agent's write used its 10 s budget; the FAILED write went on until the store came back at 30 s.
     const agentSleeps = [50, 100, 200, 400, 800, 1600, 2000, 2000, 2000, 850];
     expect(r.sleeps.slice(0, agentSleeps.length)).toEqual(agentSleeps);
@@ -202,9 +208,33 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('worker writes on %s', 
     expect(Date.parse(stored.task.status.timestamp!)).toBeGreaterThanOrEqual(r.start + 30_000);
   });
 
+  it('past its write-behind window a write settles only once stored: the call that made it throws', async () => {
+    let go!: (clock: ManualClock) => void;
+    const started = new Promise<ManualClock>((r) => (go = r));
+    const seen: { error?: string; aborted?: boolean } = {};
+    const agent: AgentExecutor = {
+      async execute(ctx) {
+        // A third of the default 30 s lease has gone by: the write is stored before the call returns.
+        (await started).advance(10_000);
+        try {
+          await ctx.working('on it');
+        } catch (err) {
+          seen.error = (err as Error).name;
+          seen.aborted = ctx.signal.aborted;
+        }
+      },
+    };
+    const r = await runTurn(backend, agent, downFor(30_000), (run) => {
+      go(run.clock);
+      return Promise.resolve();
+    });
+    expect(seen).toEqual({ error: 'StoreWriteError', aborted: true });
+    expect((await r.stored()).task.status.state).toBe('TASK_STATE_FAILED');
+  });
+
   it('a store that never recovers: an error line says the task is left WORKING, and why', async () => {
-    const agent = new CountingAgent();
-    // The first write (WORKING) lands; every later one fails.
+    const agent = new CountingAgent(true);
+    // The first write (WORKING, flushed on its own) lands; every later one fails.
     const r = await runTurn(backend, agent, (n) => (n === 1 ? 'pass' : 'throw'));
     expect((await r.stored()).task.status.state).toBe('TASK_STATE_WORKING');
     const left = r.logger.entries.filter((e) => e.level === 'error' && e.fields?.taskId === r.taskId);
@@ -225,7 +255,11 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('worker writes on %s', 
         await ctx.working('on it');
         await gate;
         try {
+          // Accepted early in the turn, stored at the end of the burst (ADR 0048): refused there.
           await ctx.artifact({ parts: [{ text: 'late' }] });
+          await new Promise((res) => setTimeout(res, 5));
+          outcome.push(ctx.signal.aborted ? 'aborted' : 'still running');
+          await ctx.artifact({ parts: [{ text: 'later' }] });
         } catch (err) {
           outcome.push((err as Error).name);
         }
@@ -259,7 +293,7 @@ describe.each(BACKENDS.map((b) => [b.name, b] as const))('worker writes on %s', 
         expect(run.control.commitCalls - before).toBe(1);
       },
     );
-    expect(outcome).toEqual(['StaleWriterError']);
+    expect(outcome).toEqual(['aborted', 'StaleWriterError']);
     expect(r.sleeps).toEqual([]);
     expect((await r.stored()).task.status.state).toBe('TASK_STATE_CANCELED');
   });

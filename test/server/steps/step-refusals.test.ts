@@ -13,7 +13,7 @@ import {
   MAX_STEP_NAME_LENGTH,
   sideEffectKeyOf,
 } from '../../../src/server/runner/durable-step.js';
-import { ANON, freshStore, replica, STORE_KINDS } from '../leases/harness.js';
+import { ANON, freshStore, replica, STORE_KINDS, until } from '../leases/harness.js';
 import { caught, ScriptAgent, sendAndWait } from './step-agent.js';
 
 describe.each(STORE_KINDS)('step refusals on %s', (kind) => {
@@ -114,6 +114,8 @@ describe.each(STORE_KINDS)('step refusals on %s', (kind) => {
       errors.push(await caught(ctx.step('after', () => 1)));
     });
     const task = await sendAndWait(replica(s, s.store, agent), 'late step');
+    // The answer may go out as soon as COMPLETED is stored, before the agent goes on to its step.
+    await until(() => agent.endings.length > 0);
     expect((errors[0] as Error).message).toMatch(/already finished/);
     expect(await s.store.getStep(ANON, task.id, 'after')).toBeUndefined();
   });

@@ -1,6 +1,6 @@
 /**
- * SQLite group commit (ADR 0047): the writes of one turn of the event loop share one transaction, each in a
- * savepoint of its own, and each caller still gets its own outcome.
+ * SQLite group commit (ADR 0047): the writes of one turn of the event loop share one transaction, and each
+ * caller still gets its own outcome: a batch in which a write throws runs again with a savepoint per write.
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,6 +36,8 @@ describe('SqliteGroupCommit', () => {
     expect(results).toEqual(Array(50).fill(1));
     expect(group.commits).toBe(1);
     expect(group.largestBatch).toBe(50);
+    // Nothing threw: no savepoints were needed.
+    expect(group.savepointRuns).toBe(0);
     expect(db.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 50 });
     db.close();
   });
@@ -60,6 +62,35 @@ describe('SqliteGroupCommit', () => {
       { k: 'a', v: 1 },
       { k: 'c', v: 4 },
     ]);
+    expect(group.commits).toBe(1);
+    expect(group.savepointRuns).toBe(1);
+    db.close();
+  });
+
+  it('a batch run again after a throw applies every write once: the first run left nothing behind', async () => {
+    const db = freshDb();
+    db.prepare("INSERT INTO t (k, v) VALUES ('n', 0)").run();
+    const group = new SqliteGroupCommit(db);
+    const bump = db.prepare("UPDATE t SET v = v + 1 WHERE k = 'n' RETURNING v");
+    const read = () => (bump.get() as { v: number }).v;
+    let calls = 0;
+    const outcomes = await Promise.allSettled([
+      group.run(read),
+      group.run(() => {
+        calls++;
+        read();
+        throw new Error('refused');
+      }),
+      group.run(read),
+    ]);
+    // Each write saw the counter as if the batch had run once, with the refused write rolled back alone.
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'rejected'))).toEqual([
+      1,
+      'rejected',
+      2,
+    ]);
+    expect(db.prepare("SELECT v FROM t WHERE k = 'n'").get()).toEqual({ v: 2 });
+    expect(calls).toBe(2);
     expect(group.commits).toBe(1);
     db.close();
   });
