@@ -1,9 +1,10 @@
-// Keyed SendMessage throughput of a2a-once per store: memory, SQLite (a file in a fresh temp dir)
-// and PostgreSQL (a fresh schema on the local server), in one run, as ratios to the in-memory figure and to
-// @a2a-js/sdk 1.3.0 serving the same echo agent from its in-memory store (measured in the same rounds).
+// Keyed SendMessage (at 16, 1 and 64 connections) and GetTask throughput of a2a-once per store: memory, SQLite (a
+// file in a fresh temp dir) and PostgreSQL (a fresh schema on the local server), in one run, as ratios to the
+// in-memory figure and to @a2a-js/sdk 1.3.0 serving the same echo agent from its in-memory store (measured in the
+// same rounds).
 //
 //   node bench/store-throughput.mjs [--duration 10] [--warmup 2] [--rounds 3] [--connections 16]
-//                                   [--stores memory,sqlite,postgres]
+//                                   [--stores memory,sqlite,postgres] [--rows send,get,c1,c64]
 //   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test (default)
 //
 // PostgreSQL itself is not pinned: its backends compete with the server and the load generator for the 2 cores.
@@ -23,7 +24,11 @@ import {
 } from './lib/harness.mjs';
 
 const opts = benchOptions(
-  process.argv.slice(2).filter((a, i, all) => a !== '--stores' && all[i - 1] !== '--stores'),
+  process.argv
+    .slice(2)
+    .filter(
+      (a, i, all) => !['--stores', '--rows'].includes(a) && !['--stores', '--rows'].includes(all[i - 1]),
+    ),
 );
 const PG = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 // The -normal / -async rows are not defaults: they show how much of the durable stores' cost is the commit fsync.
@@ -40,64 +45,89 @@ const stores = [
   ...(pgUp ? ['postgres', 'postgres-async'] : []),
 ].filter((k) => k === 'a2a-js' || wanted === undefined || wanted.includes(k));
 
-console.log('# Keyed SendMessage per store (a2a-once, echo agent)');
+// The workloads, each measured on every store in the same rounds: keyed SendMessage at the chosen concurrency
+// (the headline row), GetTask of finished tasks at that concurrency, and SendMessage at 1 and at 64 connections.
+const ROWS = {
+  send: { label: `SendMessage c=${opts.connections}`, method: 'send', connections: opts.connections },
+  get: { label: `GetTask c=${opts.connections}`, method: 'get', connections: opts.connections },
+  c1: { label: 'SendMessage c=1', method: 'send', connections: 1 },
+  c64: { label: 'SendMessage c=64', method: 'send', connections: 64 },
+};
+const rowNames = (() => {
+  const i = process.argv.indexOf('--rows');
+  const names = i >= 0 ? process.argv[i + 1].split(',') : Object.keys(ROWS);
+  for (const n of names)
+    if (!ROWS[n]) throw new Error(`--rows: unknown row ${n} (${Object.keys(ROWS).join(', ')})`);
+  return names;
+})();
+
+console.log('# Keyed SendMessage and GetTask per store (a2a-once, echo agent)');
 console.log(describeMethod(opts));
 if (!stores.includes('postgres')) console.log(`PostgreSQL at ${PG} is unreachable: skipped.`);
 loadWarning();
 
-const runs = new Map(stores.map((k) => [k, []]));
+const runs = new Map(rowNames.flatMap((row) => stores.map((k) => [`${row}/${k}`, []])));
 for (let round = 1; round <= opts.rounds; round++) {
-  for (const kind of stores) {
-    // A fresh database per measurement, like the fresh server: no run inherits another's rows.
-    const store = kind === 'a2a-js' ? { url: '', cleanup: async () => {} } : await makeStore(kind);
-    try {
-      const r = await measure(
-        kind === 'a2a-js'
-          ? { script: 'a2a-js.mjs', check: 'task' }
-          : { script: 'a2a-once.mjs', args: [store.url], check: 'task', keyed: true },
-        opts,
-      );
-      runs.get(kind).push(r);
-      const bad = r.failures.reduce((a, f) => a + f.count, 0);
-      console.log(
-        `  round ${round}/${opts.rounds} ${kind.padEnd(14)} ${int(r.rps).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)} ms  other CPU ${r.otherCpu.toFixed(2)}${bad ? `  ${bad} FAILED` : ''}`,
-      );
-    } finally {
-      await store.cleanup();
+  for (const row of rowNames) {
+    const w = ROWS[row];
+    for (const kind of stores) {
+      // A fresh database per measurement, like the fresh server: no run inherits another's rows.
+      const store = kind === 'a2a-js' ? { url: '', cleanup: async () => {} } : await makeStore(kind);
+      try {
+        const r = await measure(
+          kind === 'a2a-js'
+            ? { script: 'a2a-js.mjs', check: 'task', method: w.method }
+            : { script: 'a2a-once.mjs', args: [store.url], check: 'task', keyed: true, method: w.method },
+          { ...opts, connections: w.connections },
+        );
+        runs.get(`${row}/${kind}`).push(r);
+        const bad = r.failures.reduce((a, f) => a + f.count, 0);
+        console.log(
+          `  round ${round}/${opts.rounds} ${w.label.padEnd(18)} ${kind.padEnd(14)} ${int(r.rps).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)} ms  other CPU ${r.otherCpu.toFixed(2)}${bad ? `  ${bad} FAILED` : ''}`,
+        );
+      } finally {
+        await store.cleanup();
+      }
     }
   }
 }
 
 const s = new Map([...runs].map(([k, rs]) => [k, summarize(rs)]));
-const mem = s.get('memory') ?? s.get('a2a-js');
-const js = s.get('a2a-js');
+for (const row of rowNames) {
+  const mem = s.get(`${row}/memory`) ?? s.get(`${row}/a2a-js`);
+  const js = s.get(`${row}/a2a-js`);
+  console.log(`\n## ${ROWS[row].label}`);
+  printTable(
+    [
+      'store',
+      'req/s (median)',
+      'range',
+      'p50 ms',
+      'p99 ms',
+      '/ memory',
+      '/ @a2a-js',
+      'other CPU (max)',
+      'checked',
+      'failed',
+    ],
+    stores.map((k) => {
+      const x = s.get(`${row}/${k}`);
+      return [
+        k,
+        int(x.rps),
+        `${int(x.min)}–${int(x.max)}`,
+        ms(x.p50),
+        ms(x.p99),
+        ratio(x.rps, mem.rps),
+        ratio(x.rps, js.rps),
+        x.otherCpu.toFixed(2),
+        int(x.requests),
+        int(x.failed),
+      ];
+    }),
+  );
+}
 console.log('');
-printTable(
-  [
-    'store',
-    'req/s (median)',
-    'range',
-    'p50 ms',
-    'p99 ms',
-    '/ memory',
-    '/ @a2a-js',
-    'other CPU (max)',
-    'checked',
-    'failed',
-  ],
-  [...s].map(([k, x]) => [
-    k,
-    int(x.rps),
-    `${int(x.min)}–${int(x.max)}`,
-    ms(x.p50),
-    ms(x.p99),
-    ratio(x.rps, mem.rps),
-    ratio(x.rps, js.rps),
-    x.otherCpu.toFixed(2),
-    int(x.requests),
-    int(x.failed),
-  ]),
-);
 console.log('a2a-js: @a2a-js/sdk 1.3.0, in-memory store, the same echo agent, unkeyed (it has no keys).');
 console.log('sqlite-normal: SQLite with synchronous=NORMAL (the default is FULL: an fsync per commit).');
 console.log(

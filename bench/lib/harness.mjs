@@ -215,6 +215,7 @@ async function measureOnce(target, opts) {
       duration: opts.duration,
       keyed: !!target.keyed,
       check: target.check,
+      method: target.method ?? 'send',
     });
     const after = cpuSnapshot(server.child.pid);
     r.otherCpu = otherCpu(before, after, r.loadCpuSeconds);

@@ -2,7 +2,8 @@
 // per connection, a fresh SendMessage body (new messageId, and a new key when keyed) for every request, and every
 // response checked. Prints one JSON line: { rps, p50, p99, checked, failures, ... }.
 //
-// argv[2]: JSON { url, connections, warmup, duration, keyed, check: 'raw' | 'task' }
+// argv[2]: JSON { url, connections, warmup, duration, keyed, check: 'raw' | 'task', method?: 'send' | 'get' }
+// method 'get': first creates 256 tasks with (keyed) SendMessage, then measures GetTask of those tasks, in turn.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 
@@ -20,11 +21,40 @@ const { mintKey, IDEMPOTENCY_METADATA_KEY, IDEMPOTENCY_EXTENSION_URI } = cfg.key
   : {};
 
 let rpcId = 0;
+const GET = cfg.method === 'get';
 // String templates rather than JSON.stringify keep the load generator's cost per request small and equal.
-function body() {
+function sendBody() {
   const head = `{"jsonrpc":"2.0","id":${++rpcId},"method":"SendMessage","params":{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"${TEXT}"}]`;
   if (!cfg.keyed) return `${head}}}}`;
   return `${head},"metadata":{"${IDEMPOTENCY_METADATA_KEY}":"${mintKey()}"},"extensions":["${IDEMPOTENCY_EXTENSION_URI}"]}}}`;
+}
+
+/** Creates the tasks a GetTask run reads: 256 sends, 16 at a time, each checked. */
+async function seedTasks() {
+  const ids = [];
+  for (let batch = 0; batch < 16; batch++) {
+    const got = await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        const res = await fetch(cfg.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+          body: sendBody(),
+        });
+        const id = (await res.json()).result?.task?.id;
+        if (typeof id !== 'string') throw new Error(`seeding a task failed: HTTP ${res.status}`);
+        return id;
+      }),
+    );
+    ids.push(...got);
+  }
+  return ids;
+}
+const taskIds = GET ? await seedTasks() : [];
+let nextTask = 0;
+function body() {
+  if (!GET) return sendBody();
+  const id = taskIds[nextTask++ % taskIds.length];
+  return `{"jsonrpc":"2.0","id":${++rpcId},"method":"GetTask","params":{"id":"${id}"}}`;
 }
 
 // Failures by reason, with the first body seen for each.
@@ -49,7 +79,9 @@ function onResponse(status, text) {
   if (json.error !== undefined) return fail(`JSON-RPC error ${json.error?.code}`, text);
   if (json.result === undefined) return fail('no JSON-RPC result', text);
   // A blocking send of the echo agent must answer with the finished task: anything else is a different workload.
-  if (cfg.check === 'task' && json.result.task?.status?.state !== 'TASK_STATE_COMPLETED') {
+  // GetTask answers with the task itself.
+  const task = GET ? json.result : json.result.task;
+  if (cfg.check === 'task' && task?.status?.state !== 'TASK_STATE_COMPLETED') {
     notCompleted++;
     fail('task not COMPLETED in the response', text);
   }

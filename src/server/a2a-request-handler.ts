@@ -227,8 +227,18 @@ export class A2ARequestHandler implements RequestHandler {
             ctx.signal,
             'first-event',
             o.logger,
+            a.kind === 'created',
           )
-        : await waitFor(o.store, a.scope, a.record, o.blockingTimeoutMs, ctx.signal, 'settled', o.logger);
+        : await waitFor(
+            o.store,
+            a.scope,
+            a.record,
+            o.blockingTimeoutMs,
+            ctx.signal,
+            'settled',
+            o.logger,
+            a.kind === 'created',
+          );
     return this.#respond(record, params.configuration?.historyLength);
   }
 

@@ -63,6 +63,8 @@ export async function waitFor(
   signal: AbortSignal | undefined,
   goal: WaitGoal = 'settled',
   logger: ServerLogger = silentLogger,
+  /** `record` was just created by this process (see `TaskStore.nextRecord`). */
+  fresh = false,
 ): Promise<StoredTask> {
   if (goal === 'settled' ? isSettled(record) : record.seq > 0 || isSettled(record)) return record;
   // A shared deadline signal: no per-request AbortController on the hot path (see deadline-signal.ts). Leaving
@@ -80,6 +82,7 @@ export async function waitFor(
         record.seq,
         stop,
         goal === 'settled' ? isSettled : undefined,
+        fresh,
       );
       if (latest) return latest;
     } else {

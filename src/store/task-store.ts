@@ -242,6 +242,9 @@ export interface TaskStore {
    * when `signal` aborts or the task is gone. A blocking wait only needs the latest record, not the events, so
    * this lets a store wake a waiter once, without building events for it. The server uses it when present and
    * `watch` otherwise; a store that cannot wake in-process waiters should leave it out.
+   * `fresh` says the caller's record at `afterSeq` was written by this process a moment ago (a task it just
+   * created): a store whose reads cost a round trip may then skip its first read, and rely on its in-process
+   * wake-ups and its polling to see what comes after (a commit it missed is seen one poll later, never lost).
    */
   nextRecord?(
     scope: Scope,
@@ -249,6 +252,7 @@ export interface TaskStore {
     afterSeq: number,
     signal: AbortSignal,
     until?: (record: StoredTask) => boolean,
+    fresh?: boolean,
   ): Promise<StoredTask | undefined>;
 
   /** The key record, if the key was ever claimed in this scope and not yet purged. */

@@ -10,6 +10,21 @@ export function keyContract(make: MakeStore): void {
   const h = useStore(make);
 
   describe('createTask', () => {
+    it('refuses an id that exists in the scope with TASK_EXISTS, and its new key stays unclaimed', async () => {
+      const { store } = h();
+      await store.createTask(ALICE, { task: makeTask('t1') });
+      await expect(
+        store.createTask(ALICE, { task: makeTask('t1'), claim: claimOf('k-new', 'm-new', HOUR) }),
+      ).rejects.toMatchObject({ code: 'TASK_EXISTS' });
+      // Nothing of the refused create was written: the key is free for the send's retry to claim.
+      expect(await store.getKey(ALICE, 'k-new')).toBeUndefined();
+      expect((await store.getTask(ALICE, 't1'))?.seq).toBe(0);
+      expect(
+        (await store.createTask(ALICE, { task: makeTask('t2'), claim: claimOf('k-new', 'm-new', HOUR) }))
+          .outcome,
+      ).toBe('created');
+    });
+
     it('creates an unkeyed task with fence 1 and seq 0 at the clock time', async () => {
       const { store, clock } = h();
       const task = makeTask('t1');

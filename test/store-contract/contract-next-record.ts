@@ -73,6 +73,15 @@ export function nextRecordContract(make: MakeStore): void {
       }
     });
 
+    it('told the record is fresh, still sees a commit it was not woken for (by polling), never misses it', async () => {
+      const { store } = h();
+      await store.createTask(ALICE, { task: makeTask('t1') });
+      // Committed before the wait starts: a store that skips its first read must find it by polling.
+      await setState(store, 'TASK_STATE_COMPLETED', 'done before the wait');
+      const got = await waitOf(store)(ALICE, 't1', 0, new AbortController().signal, completed, true);
+      expect(got?.task.status.state).toBe('TASK_STATE_COMPLETED');
+    });
+
     it('resolves with undefined when the signal aborts', async () => {
       const { store } = h();
       await store.createTask(ALICE, { task: makeTask('t1') });

@@ -15,6 +15,12 @@ import { freshSchema, pgBackend, type PgBackend } from '../store-contract/pg-bac
 
 const CASES = [
   {
+    name: 'retention phase',
+    sqlite: SQL.purgeTasks,
+    pg: 'purgeTasks',
+    index: 'a2a_tasks_retention',
+  },
+  {
     name: 'abandoned phase',
     sqlite: SQL.selectAbandoned,
     pg: 'selectAbandoned',
@@ -85,6 +91,7 @@ describe('PostgreSQL query plans', () => {
   });
 
   const params = {
+    purgeTasks: [1, 10],
     selectAbandoned: [1, 10],
     purgeTombstones: [1, 10],
     countScopeLiveKeys: ['acme', 'owner-7'],

@@ -97,7 +97,7 @@ describe('SQLite migrations', () => {
     const path = join(dir, 'm.db');
     const stores = Array.from({ length: 4 }, () => new SqliteTaskStore({ path }));
     const reports = await Promise.all(stores.map((s) => s.migrate()));
-    expect(reports.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4, 5]);
+    expect(reports.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4, 5, 6]);
     const db = new BetterSqlite3(path);
     expect(db.prepare('SELECT version FROM a2a_migrations ORDER BY version').all()).toEqual([
       { version: 1 },
@@ -105,6 +105,7 @@ describe('SQLite migrations', () => {
       { version: 3 },
       { version: 4 },
       { version: 5 },
+      { version: 6 },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
@@ -139,7 +140,7 @@ describe('PostgreSQL migrations', () => {
     try {
       const stores = Array.from({ length: 4 }, () => new PostgresTaskStore({ pool: backend.pool(), schema }));
       const reports = await Promise.all(stores.map((s) => s.migrate()));
-      expect(reports.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4, 5]);
+      expect(reports.flatMap((r) => r.applied)).toEqual([1, 2, 3, 4, 5, 6]);
       const pool = backend.pool();
       await pool.query(`INSERT INTO "${schema}".a2a_migrations VALUES (99, 'future', 0)`);
       await expect(stores[0]!.migrate()).rejects.toMatchObject({ code: 'SCHEMA_TOO_NEW' });
@@ -171,7 +172,7 @@ describe.each([
       const clock = new ManualClock();
       const migratedAt = clock.now();
       const store = await old.open(clock);
-      expect((await store.migrate()).applied).toEqual([2, 3, 4, 5]);
+      expect((await store.migrate()).applied).toEqual([2, 3, 4, 5, 6]);
       expect(await store.getKey(ALICE, keyOf('tomb'))).toMatchObject({
         tombstone: true,
         tombstonedAt: migratedAt,
@@ -198,7 +199,7 @@ describe.each([
       await db.insertKey({ key: keyOf('tomb'), expiresAt: 0, tombstone: true });
       const clock = new ManualClock();
       const store = await db.open(clock);
-      expect((await store.migrate()).applied).toEqual([3, 4, 5]);
+      expect((await store.migrate()).applied).toEqual([3, 4, 5, 6]);
       const policy = { terminalMaxAgeMs: WEEK, tombstoneMaxAgeMs: WEEK };
       const sweptAt = clock.now();
       expect(await store.purgeExpired(policy)).toMatchObject({ keys: 0, tombstones: 0 });

@@ -10,7 +10,7 @@
  *      window in which a key exists without its task: a racing retry always finds the first attempt's task.
  */
 import { isoAt } from '../../protocol/iso-time.js';
-import { newUuid } from '../../protocol/uuid.js';
+import { newTimeOrderedUuid } from '../../protocol/uuid.js';
 import {
   describeKeyError,
   IDEMPOTENCY_EXTENSION_URI,
@@ -306,8 +306,9 @@ async function admitNewTask(
       if (!held || held.tombstone) throw expired();
     }
   }
-  const taskId = newUuid();
-  const contextId = message.contextId ?? newUuid();
+  // Time-ordered: a durable store's indexes on task and context ids then grow at one end (ADR 0048).
+  const taskId = newTimeOrderedUuid();
+  const contextId = message.contextId ?? newTimeOrderedUuid();
   // Stored in strict wire form (defaults omitted), so history reads back exactly as ProtoJSON writes it.
   const stored = toWireMessage(message);
   internExtensionUri(stored);

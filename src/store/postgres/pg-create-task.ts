@@ -8,6 +8,76 @@ import { StoreError } from '../sql/store-error.js';
 import { leaseAt } from '../sql/worker-lease.js';
 import type { CreateTaskInput, CreateTaskResult } from '../task-store.js';
 import { claimKeyPg, type PgClaimContext } from './pg-claim-key.js';
+import { claimDigest } from '../task-store.js';
+import type { PgQueryable } from './pg-pool-like.js';
+import type { PgStatements } from './pg-statements.js';
+import type { KeyCountCache } from '../sql/key-count-cache.js';
+
+/**
+ * The common keyed send in one statement (ADR 0048): a new key and its task, no push configs, no key cap near.
+ * Returns the created record, or undefined when the key is already there (held, expired or a tombstone): the
+ * caller then runs the full transaction (`createTaskPg`), which reads the key and says which. Nothing was
+ * written in that case.
+ */
+export async function claimAndCreatePg(
+  db: PgQueryable,
+  sql: PgStatements,
+  scope: Scope,
+  input: CreateTaskInput,
+  now: number,
+  counts: KeyCountCache | undefined,
+): Promise<CreateTaskResult | undefined> {
+  const claim = input.claim;
+  if (!claim) return undefined;
+  const task = input.task;
+  const d = deriveColumns(task, 'task');
+  const lease = input.lease ? leaseAt(input.lease, now) : undefined;
+  const digest = claimDigest(claim);
+  let created: number;
+  try {
+    const { rows } = await db.query(sql.claimAndCreate, [
+      scope.tenant,
+      scope.owner,
+      task.id,
+      JSON.stringify(task),
+      d.statusState,
+      d.statusTs,
+      d.contextId,
+      d.terminal,
+      now,
+      lease?.owner ?? null,
+      lease?.expiresAt ?? null,
+      claim.key,
+      claim.messageId,
+      digest,
+      claim.expiresAt,
+    ]);
+    created = Number(rows[0]?.created ?? 0);
+  } catch (err) {
+    if (err instanceof Error && 'code' in err && err.code === '23505') {
+      throw new StoreError('TASK_EXISTS', `task ${task.id} already exists in this scope`, { cause: err });
+    }
+    throw err;
+  }
+  if (created !== 1) return undefined;
+  counts?.claimed(scope);
+  return {
+    outcome: 'created',
+    record: createdTaskRecord(task, now, lease),
+  };
+}
+
+/** Whether a send may take the one-statement path: keyed, no push configs, and no cap to count against. */
+export function canClaimInOneStatement(
+  input: CreateTaskInput,
+  counts: KeyCountCache | undefined,
+  scope: Scope,
+  now: number,
+): boolean {
+  if (!input.claim || (input.pushConfigs?.length ?? 0) > 0) return false;
+  const cap = input.maxKeysPerScope;
+  return cap === undefined || counts?.clearlyBelow(scope, cap, now) === true;
+}
 
 /** Runs the claim + create inside the transaction on `ctx.c` (the caller checked `input.lease`). */
 export async function createTaskPg(

@@ -4,6 +4,7 @@
  * Keys have NO foreign key to tasks (a cascade would free a key with its task and let a retry run twice).
  */
 import type { Migration } from '../sql/migration.js';
+import { INTERRUPTED_STATES_SQL } from '../sql/sql-rows.js';
 import type { PgTables } from './pg-tables.js';
 
 /** The ledger of applied versions. */
@@ -165,6 +166,21 @@ export function pgMigrations(t: PgTables): readonly Migration[] {
           WHERE x.tenant = c.tenant AND x.owner = c.owner AND x.id = c.task_id`,
         // The dispatcher's poll: only webhooks with work are in it, by when they are due.
         `CREATE INDEX a2a_push_due ON ${t.pushConfigs} (next_attempt_at) WHERE task_seq > delivered_seq`,
+      ],
+    },
+    {
+      version: 6,
+      name: 'partial indexes for retention, abandoned tasks and tombstone age',
+      statements: [
+        // Each holds only the rows its sweep can ever pick (ADR 0048): a running task is in neither of the first
+        // two, so creating it and finishing it touch fewer indexes, and a live key is not in the third.
+        `DROP INDEX ${t.quotedSchema}.a2a_tasks_retention`,
+        `CREATE INDEX a2a_tasks_retention ON ${t.tasks} (updated_at) WHERE terminal`,
+        `DROP INDEX ${t.quotedSchema}.a2a_tasks_interrupted`,
+        `CREATE INDEX a2a_tasks_interrupted ON ${t.tasks} (updated_at)
+          WHERE status_state IN ${INTERRUPTED_STATES_SQL} AND kind = 'task'`,
+        `DROP INDEX ${t.quotedSchema}.a2a_keys_tombstone_age`,
+        `CREATE INDEX a2a_keys_tombstone_age ON ${t.keys} (tombstoned_at) WHERE tombstone`,
       ],
     },
   ];

@@ -33,6 +33,20 @@ export function pgStatements(t: PgTables) {
         context_id, terminal, created_at, updated_at, lease_owner, lease_expires_at)
       VALUES ($1, $2, $3, 'task', $4, NULL, 1, 0, $5, $6, $7, $8, $9, $9, $10, $11)
       ON CONFLICT DO NOTHING RETURNING id`,
+    // A keyed send's claim and its new task in one statement (ADR 0048): one round trip, its own transaction.
+    // The key ($12..$15) goes in only if nobody holds it (any row, live or tombstone, counts: the caller then
+    // takes the full path, which tells held from expired); the task goes in only with the key. A task id that
+    // exists fails the whole statement (unique violation), so no key is left without its task.
+    claimAndCreate: `WITH k AS (
+        INSERT INTO ${t.keys} (tenant, owner, key, message_id, digest, task_id, created_at, expires_at)
+        VALUES ($1, $2, $12, $13, $14, $3, $9, $15) ON CONFLICT DO NOTHING RETURNING key
+      ), ins AS (
+        INSERT INTO ${t.tasks} (tenant, owner, id, kind, task, reply, fence, seq, status_state, status_ts,
+          context_id, terminal, created_at, updated_at, lease_owner, lease_expires_at)
+        SELECT $1, $2, $3, 'task', $4, NULL, 1, 0, $5, $6, $7, $8, $9, $9, $10, $11 WHERE EXISTS (SELECT 1 FROM k)
+        RETURNING id
+      )
+      SELECT (SELECT count(*) FROM ins)::int AS created`,
     // The whole commit in one statement (ADR 0047). The compare-and-set: the row lock makes concurrent writers
     // queue, and each re-checks fence and seq against the row the previous one committed (READ COMMITTED
     // re-evaluates the WHERE on the newest version); $15 says whether the write sets the lease ($16, $17: both

@@ -61,7 +61,7 @@ import type {
   TaskWrite,
 } from '../task-store.js';
 import { claimKeyPg } from './pg-claim-key.js';
-import { createTaskPg } from './pg-create-task.js';
+import { canClaimInOneStatement, claimAndCreatePg, createTaskPg } from './pg-create-task.js';
 import { migratePostgres } from './pg-migrate.js';
 import type { PgPoolLike, PgQueryable } from './pg-pool-like.js';
 import { commitPg } from './pg-commit.js';
@@ -136,6 +136,10 @@ export class PostgresTaskStore implements TaskStore {
   async createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
     checkLeaseGrant('createTask', input.lease);
     const now = this.#clock.now();
+    if (canClaimInOneStatement(input, this.#keyCounts, scope, now)) {
+      const created = await claimAndCreatePg(this.#pool, this.#sql, scope, input, now, this.#keyCounts);
+      if (created) return created;
+    }
     return inTransaction(this.#pool, (c) =>
       createTaskPg(
         { c, sql: this.#sql, schema: this.#tables.schema, counts: this.#keyCounts },
@@ -201,12 +205,14 @@ export class PostgresTaskStore implements TaskStore {
     afterSeq: number,
     signal: AbortSignal,
     until?: (record: StoredTask) => boolean,
+    fresh?: boolean,
   ): Promise<StoredTask | undefined> {
     return pollNextRecord(() => this.getTask(scope, taskId), afterSeq, signal, until, {
       closing: this.#closing.signal,
       notifier: this.#notifier,
       key: taskKey(scope, taskId),
       pollIntervalMs: this.#pollIntervalMs,
+      fresh: fresh === true,
     });
   }
 

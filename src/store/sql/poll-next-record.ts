@@ -17,6 +17,8 @@ export interface PollNextRecordOptions {
   readonly pollIntervalMs: number;
   /** The store's own signal (it is closing): ends the wait too. */
   readonly closing?: AbortSignal;
+  /** The caller's record was just written by this process: skip the first read (`TaskStore.nextRecord`). */
+  readonly fresh?: boolean;
 }
 
 /**
@@ -34,18 +36,25 @@ export async function pollNextRecord(
   const wanted = (r: StoredTask): boolean => r.seq > afterSeq && (until === undefined || until(r));
   const linked = linkSignals(callerSignal, options.closing);
   const signal = linked.signal;
+  let skipRead = options.fresh === true;
+  // Polls are a fallback (local commits hand their records over): they back off from the interval to 8 times it.
+  let pollMs = options.pollIntervalMs;
   try {
     while (!signal.aborted) {
       // Registered before reading, so a commit between the read and the wait is not missed.
       let wake = options.notifier.wait(options.key);
       try {
-        const record = await options.notifier.shared(`${options.key}|record`, read);
-        if (record === undefined) return undefined;
-        if (wanted(record)) return record;
+        if (!skipRead) {
+          const record = await options.notifier.shared(`${options.key}|record`, read);
+          if (record === undefined) return undefined;
+          if (wanted(record)) return record;
+        }
+        skipRead = false;
         for (;;) {
           let woken: StoredTask | undefined;
           const local = wake.promise.then((r) => (woken = r));
-          await sleepUntilWoken(local, options.pollIntervalMs, signal);
+          await sleepUntilWoken(local, pollMs, signal);
+          pollMs = Math.min(pollMs * 2, options.pollIntervalMs * 8);
           // A local commit hands its record: no read needed, unless it is not the one awaited yet.
           if (woken === undefined) break;
           if (wanted(woken)) return woken;

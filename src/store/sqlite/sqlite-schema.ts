@@ -4,6 +4,7 @@
  * key would let the next retry run the send again: a2a-rust's idempotency extension, "Server support").
  */
 import type { Migration } from '../sql/migration.js';
+import { INTERRUPTED_STATES_SQL } from '../sql/sql-rows.js';
 
 /** The ledger of applied versions. */
 export const SQLITE_LEDGER = `CREATE TABLE IF NOT EXISTS a2a_migrations (
@@ -165,6 +166,21 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       // The dispatcher's poll: only webhooks with work are in it, by when they are due. The predicate must stay
       // textually the one of SQL.claimablePush, or SQLite will not use the index.
       `CREATE INDEX a2a_push_due ON a2a_push_configs (next_attempt_at) WHERE task_seq > delivered_seq`,
+    ],
+  },
+  {
+    version: 6,
+    name: 'partial indexes for retention, abandoned tasks and tombstone age',
+    statements: [
+      // Each holds only the rows its sweep can ever pick (ADR 0048): a running task is in neither of the first two,
+      // so creating it and finishing it touch fewer indexes, and a live key is not in the third. Their predicates
+      // must stay textually those of SQL.purgeTasks, SQL.selectAbandoned and SQL.purgeTombstones.
+      `DROP INDEX a2a_tasks_retention`,
+      `CREATE INDEX a2a_tasks_retention ON a2a_tasks (updated_at) WHERE terminal = 1`,
+      `DROP INDEX a2a_tasks_interrupted`,
+      `CREATE INDEX a2a_tasks_interrupted ON a2a_tasks (updated_at) WHERE status_state IN ${INTERRUPTED_STATES_SQL}`,
+      `DROP INDEX a2a_keys_tombstone_age`,
+      `CREATE INDEX a2a_keys_tombstone_age ON a2a_keys (tombstoned_at) WHERE tombstone = 1`,
     ],
   },
 ];

@@ -70,11 +70,14 @@ export const SQL = {
   deletePushConfig: `DELETE FROM a2a_push_configs
     WHERE tenant = @tenant AND owner = @owner AND task_id = @taskId AND id = @id`,
 
+  // The sweeps name their partial index (schema version 6): should a predicate ever drift from the index's, the
+  // statement fails to prepare instead of silently scanning the table.
   purgeTasks: `DELETE FROM a2a_tasks WHERE rowid IN (
-      SELECT rowid FROM a2a_tasks WHERE terminal = 1 AND updated_at <= @cutoff LIMIT @limit)
+      SELECT rowid FROM a2a_tasks INDEXED BY a2a_tasks_retention
+      WHERE terminal = 1 AND updated_at <= @cutoff LIMIT @limit)
     RETURNING tenant, owner, id`,
   // Interrupted tasks not written since the cutoff (index a2a_tasks_interrupted); each is ended by a fenced write.
-  selectAbandoned: `SELECT tenant, owner, id, ${TASK_COLUMNS} FROM a2a_tasks
+  selectAbandoned: `SELECT tenant, owner, id, ${TASK_COLUMNS} FROM a2a_tasks INDEXED BY a2a_tasks_interrupted
     WHERE status_state IN ${INTERRUPTED_STATES_SQL} AND updated_at <= @cutoff AND kind = 'task' LIMIT @limit`,
   expireKeys: `UPDATE a2a_keys SET tombstone = 1, tombstoned_at = @now WHERE rowid IN (
       SELECT k.rowid FROM a2a_keys k WHERE k.tombstone = 0 AND k.expires_at <= @now AND NOT EXISTS (
@@ -82,16 +85,19 @@ export const SQL = {
       LIMIT @limit)`,
   // A tombstone's age runs from when it became one (ADR 0027).
   purgeTombstones: `DELETE FROM a2a_keys WHERE rowid IN (
-      SELECT rowid FROM a2a_keys WHERE tombstone = 1 AND tombstoned_at <= @cutoff LIMIT @limit)`,
+      SELECT rowid FROM a2a_keys INDEXED BY a2a_keys_tombstone_age
+      WHERE tombstone = 1 AND tombstoned_at <= @cutoff LIMIT @limit)`,
   // Tombstones a build older than schema 2 wrote (during a rolling upgrade) start their age now.
   dateUndatedTombstones: `UPDATE a2a_keys SET tombstoned_at = @now WHERE tombstone = 1 AND tombstoned_at IS NULL`,
   anyPurgeable: `SELECT
-      EXISTS (SELECT 1 FROM a2a_tasks WHERE terminal = 1 AND updated_at <= @taskCutoff)
-      OR (@abandonCutoff IS NOT NULL AND EXISTS (SELECT 1 FROM a2a_tasks
+      EXISTS (SELECT 1 FROM a2a_tasks INDEXED BY a2a_tasks_retention
+        WHERE terminal = 1 AND updated_at <= @taskCutoff)
+      OR (@abandonCutoff IS NOT NULL AND EXISTS (SELECT 1 FROM a2a_tasks INDEXED BY a2a_tasks_interrupted
         WHERE status_state IN ${INTERRUPTED_STATES_SQL} AND updated_at <= @abandonCutoff AND kind = 'task'))
       OR EXISTS (SELECT 1 FROM a2a_keys k WHERE k.tombstone = 0 AND k.expires_at <= @now AND NOT EXISTS (
         SELECT 1 FROM a2a_tasks t WHERE t.tenant = k.tenant AND t.owner = k.owner AND t.id = k.task_id))
-      OR EXISTS (SELECT 1 FROM a2a_keys WHERE tombstone = 1 AND tombstoned_at <= @tombCutoff) AS any`,
+      OR EXISTS (SELECT 1 FROM a2a_keys INDEXED BY a2a_keys_tombstone_age
+        WHERE tombstone = 1 AND tombstoned_at <= @tombCutoff) AS any`,
 
   // Worker leases (ADR 0036). Only the holder renews, and only under the fence it holds: a takeover raised the
   // fence, so the lost worker's renewal matches no row. Renewing is not a write of the task: updated_at stays.

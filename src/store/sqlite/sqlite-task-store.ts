@@ -220,12 +220,14 @@ export class SqliteTaskStore implements TaskStore {
     afterSeq: number,
     signal: AbortSignal,
     until?: (record: StoredTask) => boolean,
+    fresh?: boolean,
   ): Promise<StoredTask | undefined> {
     return pollNextRecord(() => this.#read(() => this.#task(scope, taskId)), afterSeq, signal, until, {
       closing: this.#closing.signal,
       notifier: this.#notifier,
       key: taskKey(scope, taskId),
       pollIntervalMs: this.#pollIntervalMs,
+      fresh: fresh === true,
     });
   }
 
