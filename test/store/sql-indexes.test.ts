@@ -106,3 +106,59 @@ describe('PostgreSQL query plans', () => {
     expect(plan).toContain(index);
   });
 });
+
+// Regression: before a table's first ANALYZE (a new deployment's first minute, every fresh bench schema), the
+// planner could not tell ListTasks' indexes, which then led with (tenant, owner) and ended in id, from the primary
+// key, and served lookups by id from them: a scan of the whole scope for every commit and read of a task.
+describe('PostgreSQL task lookups before any ANALYZE', () => {
+  let backend: PgBackend;
+  let pool: PgPoolLike;
+  const schema = freshSchema();
+  const t = pgTables(schema);
+  beforeAll(async () => {
+    backend = await pgBackend();
+    pool = backend.pool();
+    await new PostgresTaskStore({ pool, schema }).migrate();
+    // One busy scope, as a single-tenant deployment has; no ANALYZE.
+    await pool.query(`INSERT INTO ${t.tasks} (tenant, owner, id, kind, task, fence, seq, status_state, status_ts,
+        context_id, terminal, created_at, updated_at)
+      SELECT '', 'anon', 't' || i, 'task', '{}', 1, 1, 'TASK_STATE_WORKING', 'ts' || i, 'c' || i, false, i, i
+      FROM generate_series(1, 3000) AS i`);
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA ${t.quotedSchema} CASCADE`);
+    await backend.end();
+  });
+
+  const commitArgs = [
+    '',
+    'anon',
+    't7',
+    '{}',
+    null,
+    null,
+    0,
+    'S',
+    '',
+    null,
+    false,
+    0,
+    1,
+    null,
+    false,
+    null,
+    null,
+    [],
+  ];
+  it.each([
+    ['selectTask', ['', 'anon', 't7']],
+    ['taskSeq', ['', 'anon', 't7']],
+    ['commitTask', commitArgs],
+  ] as const)('%s uses the primary key', async (name, args) => {
+    const plan = (await pool.query(`EXPLAIN ${pgStatements(t)[name]}`, [...args])).rows
+      .map((r) => String(r['QUERY PLAN']))
+      .join('\n');
+    expect(plan).toContain('a2a_tasks_pkey');
+    expect(plan).not.toMatch(/a2a_tasks_(list|context)/);
+  });
+});
