@@ -371,10 +371,16 @@ export class TaskWorker implements AgentContext {
     return next;
   }
 
+  /**
+   * Stores the buffer, in commits of at most `MAX_WRITES_PER_COMMIT` writes, oldest first, until it is empty
+   * (writes accepted meanwhile included). After a commit that fails, nothing more is stored.
+   */
   async #commitBuffer(): Promise<void> {
-    const steps = this.#buffer;
-    if (steps.length === 0) return;
-    this.#buffer = [];
+    while (this.#buffer.length > 0) await this.#commitSome();
+  }
+
+  async #commitSome(): Promise<void> {
+    const steps = this.#buffer.splice(0, MAX_WRITES_PER_COMMIT);
     try {
       if (this.#aborted) throw new StaleWriterError(this.taskId);
       if (this.#lost) throw this.#lost;
@@ -421,6 +427,8 @@ export class TaskWorker implements AgentContext {
         this.#lost ??= new StoreWriteError(this.taskId, 1, err);
         this.#stop(this.#lost);
       }
+      // Nothing after a write that did not land may land.
+      this.#buffer = [];
       throw err;
     } finally {
       if (this.#buffer.length === 0) this.#pendingEnd = false;
