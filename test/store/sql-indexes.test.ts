@@ -8,7 +8,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresTaskStore, type PgPoolLike } from '../../src/store/postgres/index.js';
 import { pgStatements } from '../../src/store/postgres/pg-statements.js';
-import { pgTables } from '../../src/store/postgres/pg-tables.js';
+import { pgTables, type PgTables } from '../../src/store/postgres/pg-tables.js';
 import { SqliteTaskStore } from '../../src/store/sqlite/index.js';
 import { SQL } from '../../src/store/sqlite/sqlite-statements.js';
 import { freshSchema, pgBackend, type PgBackend } from '../store-contract/pg-backend.js';
@@ -63,15 +63,29 @@ describe('SQLite query plans', () => {
   });
 });
 
-describe('PostgreSQL query plans', () => {
+/**
+ * A fresh schema, migrated and filled by `seed` before the describe's tests and dropped after them. The returned
+ * function gives the pool inside a test.
+ */
+function useMigratedSchema(t: PgTables, seed: (pool: PgPoolLike) => Promise<void>): () => PgPoolLike {
   let backend: PgBackend;
   let pool: PgPoolLike;
-  const schema = freshSchema();
-  const t = pgTables(schema);
   beforeAll(async () => {
     backend = await pgBackend();
     pool = backend.pool();
-    await new PostgresTaskStore({ pool, schema }).migrate();
+    await new PostgresTaskStore({ pool, schema: t.schema }).migrate();
+    await seed(pool);
+  });
+  afterAll(async () => {
+    await pool.query(`DROP SCHEMA ${t.quotedSchema} CASCADE`);
+    await backend.end();
+  });
+  return () => pool;
+}
+
+describe('PostgreSQL query plans', () => {
+  const t = pgTables(freshSchema());
+  const db = useMigratedSchema(t, async (pool) => {
     await pool.query(`INSERT INTO ${t.keys}
         (tenant, owner, key, message_id, digest, task_id, created_at, expires_at, tombstone, tombstoned_at)
       SELECT 'acme', 'owner-' || (i % 50), 'key-' || i, 'm', 'd', 't' || i, 0, i, i % 20 <> 0,
@@ -85,10 +99,6 @@ describe('PostgreSQL query plans', () => {
     await pool.query(`ANALYZE ${t.keys}`);
     await pool.query(`ANALYZE ${t.tasks}`);
   });
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA ${t.quotedSchema} CASCADE`);
-    await backend.end();
-  });
 
   const params = {
     purgeTasks: [1, 10],
@@ -100,7 +110,7 @@ describe('PostgreSQL query plans', () => {
 
   it.each(CASES)('the $name uses $index', async ({ pg, index }) => {
     const text = pgStatements(t)[pg];
-    const plan = (await pool.query(`EXPLAIN ${text}`, [...params[pg]])).rows
+    const plan = (await db().query(`EXPLAIN ${text}`, [...params[pg]])).rows
       .map((r) => String(r['QUERY PLAN']))
       .join('\n');
     expect(plan).toContain(index);
@@ -111,23 +121,13 @@ describe('PostgreSQL query plans', () => {
 // planner could not tell ListTasks' indexes, which then led with (tenant, owner) and ended in id, from the primary
 // key, and served lookups by id from them: a scan of the whole scope for every commit and read of a task.
 describe('PostgreSQL task lookups before any ANALYZE', () => {
-  let backend: PgBackend;
-  let pool: PgPoolLike;
-  const schema = freshSchema();
-  const t = pgTables(schema);
-  beforeAll(async () => {
-    backend = await pgBackend();
-    pool = backend.pool();
-    await new PostgresTaskStore({ pool, schema }).migrate();
-    // One busy scope, as a single-tenant deployment has; no ANALYZE.
+  const t = pgTables(freshSchema());
+  // One busy scope, as a single-tenant deployment has; no ANALYZE.
+  const db = useMigratedSchema(t, async (pool) => {
     await pool.query(`INSERT INTO ${t.tasks} (tenant, owner, id, kind, task, fence, seq, status_state, status_ts,
         context_id, terminal, created_at, updated_at)
       SELECT '', 'anon', 't' || i, 'task', '{}', 1, 1, 'TASK_STATE_WORKING', 'ts' || i, 'c' || i, false, i, i
       FROM generate_series(1, 3000) AS i`);
-  });
-  afterAll(async () => {
-    await pool.query(`DROP SCHEMA ${t.quotedSchema} CASCADE`);
-    await backend.end();
   });
 
   const commitArgs = [
@@ -155,7 +155,7 @@ describe('PostgreSQL task lookups before any ANALYZE', () => {
     ['taskSeq', ['', 'anon', 't7']],
     ['commitTask', commitArgs],
   ] as const)('%s uses the primary key', async (name, args) => {
-    const plan = (await pool.query(`EXPLAIN ${pgStatements(t)[name]}`, [...args])).rows
+    const plan = (await db().query(`EXPLAIN ${pgStatements(t)[name]}`, [...args])).rows
       .map((r) => String(r['QUERY PLAN']))
       .join('\n');
     expect(plan).toContain('a2a_tasks_pkey');

@@ -2,6 +2,8 @@
  * `createTask` on PostgreSQL, in one READ COMMITTED transaction: the key claim (pg-claim-key.ts), the task insert
  * with its worker lease, and the inline push configs commit together or not at all.
  */
+import type { Task } from '../../protocol/model.js';
+import type { TaskLease } from '../records.js';
 import type { Scope } from '../scope.js';
 import { createdTaskRecord, deriveColumns } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
@@ -30,23 +32,12 @@ export async function claimAndCreatePg(
   const claim = input.claim;
   if (!claim) return undefined;
   const task = input.task;
-  const d = deriveColumns(task, 'task');
   const lease = input.lease ? leaseAt(input.lease, now) : undefined;
   const digest = claimDigest(claim);
   let created: number;
   try {
     const { rows } = await db.query(sql.claimAndCreate, [
-      scope.tenant,
-      scope.owner,
-      task.id,
-      JSON.stringify(task),
-      d.statusState,
-      d.statusTs,
-      d.contextId,
-      d.terminal,
-      now,
-      lease?.owner ?? null,
-      lease?.expiresAt ?? null,
+      ...taskInsertValues(scope, task, now, lease),
       claim.key,
       claim.messageId,
       digest,
@@ -93,10 +84,22 @@ export async function createTaskPg(
     const claimed = await claimKeyPg(ctx, scope, input.claim, task.id, input, now);
     if (claimed.outcome !== 'claimed') return claimed;
   }
-  const d = deriveColumns(task, 'task');
   // The worker's lease goes in with the row: the task is never visible without the lease its first turn holds.
   const lease = input.lease ? leaseAt(input.lease, now) : undefined;
-  const inserted = await c.query(sql.insertTask, [
+  const inserted = await c.query(sql.insertTask, taskInsertValues(scope, task, now, lease));
+  if (inserted.rows.length === 0) {
+    throw new StoreError('TASK_EXISTS', `task ${task.id} already exists in this scope`);
+  }
+  for (const p of input.pushConfigs ?? []) {
+    if (p.id) await c.query(sql.putPushConfig, [scope.tenant, scope.owner, task.id, p.id, JSON.stringify(p)]);
+  }
+  return { outcome: 'created', record: createdTaskRecord(task, now, lease) };
+}
+
+/** The parameters $1..$11 of a new task's row, as `insertTask` and `claimAndCreate` take them. */
+function taskInsertValues(scope: Scope, task: Task, now: number, lease: TaskLease | undefined): unknown[] {
+  const d = deriveColumns(task, 'task');
+  return [
     scope.tenant,
     scope.owner,
     task.id,
@@ -108,12 +111,5 @@ export async function createTaskPg(
     now,
     lease?.owner ?? null,
     lease?.expiresAt ?? null,
-  ]);
-  if (inserted.rows.length === 0) {
-    throw new StoreError('TASK_EXISTS', `task ${task.id} already exists in this scope`);
-  }
-  for (const p of input.pushConfigs ?? []) {
-    if (p.id) await c.query(sql.putPushConfig, [scope.tenant, scope.owner, task.id, p.id, JSON.stringify(p)]);
-  }
-  return { outcome: 'created', record: createdTaskRecord(task, now, lease) };
+  ];
 }
