@@ -9,17 +9,25 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/store/clock.js';
 import { SqliteTaskStore } from '../../src/store/sqlite/index.js';
 import { racerSource } from './fixtures/sqlite-racer.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const built = existsSync(join(root, 'dist/store/sqlite/index.js'));
-const dir = mkdtempSync(join(tmpdir(), 'a2a-once-procs-'));
-const racer = join(dir, 'sqlite-racer.mjs');
-writeFileSync(racer, racerSource(pathToFileURL(join(root, 'dist/store/sqlite/index.js')).href));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// Made before the tests, not when the file is collected: a run that filters every test of this file out runs no
+// hooks, and a folder made at collection would then be left behind.
+let dir = '';
+let racer = '';
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'a2a-once-procs-'));
+  racer = join(dir, 'sqlite-racer.mjs');
+  writeFileSync(racer, racerSource(pathToFileURL(join(root, 'dist/store/sqlite/index.js')).href));
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 const PROCESSES = 8;
 const PER_PROCESS = 8;
