@@ -134,7 +134,12 @@ describe.skipIf(!cliBuilt)('delegation across three processes', () => {
     // The parent carries the same deadline, so it fails for its own budget or for its child's, whichever the
     // runner sees first: either way it says the budget ran out.
     expect([expected, `child failed: ${expected}`]).toContain(statusText(parent));
-    const childTask = await getTask(child.url, childRuns(text)[0]!.taskId);
+    const childId = childRuns(text)[0]!.taskId;
+    // The parent's answer can go out before its failure's cancel reaches the child: wait for the child to settle.
+    await until(async () =>
+      ['TASK_STATE_FAILED', 'TASK_STATE_CANCELED'].includes((await getTask(child.url, childId)).status.state),
+    );
+    const childTask = await getTask(child.url, childId);
     // Same deadline on both: the child either ran out itself, or was cancelled by its parent failing first
     // (a failed parent cancels its unsettled children). It never runs on past the budget.
     if (childTask.status.state === 'TASK_STATE_FAILED') expect(statusText(childTask)).toBe(expected);
