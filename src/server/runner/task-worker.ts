@@ -1,8 +1,8 @@
 /**
  * One worker running one turn of a task under a fencing token. It implements `AgentContext`: every report is
- * folded into the task and committed as a compare-and-set on the fence, in the order the agent made them (the
- * worker serialises its own writes). A refused write means the task moved on (cancel, takeover): the worker
- * aborts its signal and the agent's call throws `StaleWriterError` (SEMANTICS §4). A write the store fails is
+ * folded into the task and committed as a compare-and-set on the fence, in the order the agent made them, the
+ * writes of one burst together (`write-behind.ts`, ADR 0048). A refused write means the task moved on (cancel,
+ * takeover): the worker aborts its signal and the agent's call throws `StaleWriterError` (SEMANTICS §4). A write the store fails is
  * retried (`write-retry.ts`); one that cannot be stored at all is "lost": the agent's call throws
  * `StoreWriteError`, its signal aborts, every later write is refused, and the runner ends the task FAILED
  * (ADR 0029), so a task never finishes with part of its output missing.
@@ -45,6 +45,8 @@ import { applyArtifactUpdate, applyStatusUpdate } from '../task-events.js';
 import { deepFreeze } from './deep-freeze.js';
 import { DurableSteps, sideEffectKeyOf, type StepHost } from './durable-step.js';
 import { agentMessage, textOf } from './message-init.js';
+import { foldWrites, isRunning, writeKind, type WriteStep } from './turn-write.js';
+import { WriteBehind } from './write-behind.js';
 import {
   commitPinned,
   retryAfterThrow,
@@ -115,21 +117,8 @@ export class TaskWorker implements AgentContext {
   readonly #target: WriteTarget;
   readonly #policy: WriteRetryPolicy;
   #current: StoredTask;
-  /** Tail of the commit chain (never rejects): commits run one after another, in the order writes were made. */
-  #chain: Promise<unknown> = Promise.resolve();
-  /** Writes accepted and not yet handed to a commit, oldest first. */
-  #buffer: WriteStep[] = [];
-  /** The commit that will take `#buffer`, once the one in flight is done; undefined when none is queued. */
-  #nextCommit: Promise<void> | undefined;
-  /** A flush of the buffer at the end of the agent's current burst is scheduled. */
-  #flushScheduled = false;
-  /** A write that ends the turn was accepted and is not yet stored (or refused): no write may follow it. */
-  #pendingEnd = false;
-  /** Writes accepted in this turn (stored or not). */
-  #accepted = 0;
-  /** When the worker started, and how long from then its writes may be stored behind (see `#young`). */
-  readonly #startedAt: number;
-  readonly #writeBehindMs: number;
+  /** Writes accepted and not yet stored, and when to store them (ADR 0048). */
+  readonly #writes: WriteBehind<WriteStep>;
   #replied = false;
   /** The owner name of the lease the turn started with (undefined when the store gave none). */
   readonly #leaseOwner: string | undefined;
@@ -159,8 +148,7 @@ export class TaskWorker implements AgentContext {
       },
     };
     this.#current = init.record;
-    this.#startedAt = init.clock.now();
-    this.#writeBehindMs = Math.floor(init.leaseMs / 3);
+    this.#writes = new WriteBehind<WriteStep>(init.clock, init.leaseMs, (steps) => this.#commitSome(steps));
     // The agent gets the stored objects, frozen: it must not change the history or a retry's digest (ADR 0030).
     this.task = deepFreeze(init.record.task);
     this.taskId = init.record.task.id;
@@ -272,7 +260,7 @@ export class TaskWorker implements AgentContext {
   }
 
   reply(init: StatusMessageInit): Promise<void> {
-    if (this.isContinuation || this.#replied || this.#accepted > 0 || this.#current.seq !== 0) {
+    if (this.isContinuation || this.#replied || this.#writes.accepted > 0 || this.#current.seq !== 0) {
       return Promise.reject(new Error('reply() must be the first and only output of a first turn'));
     }
     this.#replied = true;
@@ -302,7 +290,7 @@ export class TaskWorker implements AgentContext {
    * that ends the turn waiting to be.
    */
   get isActive(): boolean {
-    return !this.#pendingEnd && this.#durablyActive();
+    return !this.#writes.pendingEnd && this.#durablyActive();
   }
 
   /** Whether the task is active as last stored (or seen) by this worker. */
@@ -314,95 +302,30 @@ export class TaskWorker implements AgentContext {
   }
 
   /**
-   * Accepts one write of the agent. Writes land in call order, several at a time (ADR 0048): the writes an agent
-   * makes in one burst (before it next waits for I/O) are committed together, as one compare-and-set with all
-   * their events. A write that ends the turn (finished, interrupted, a direct reply), and every write once the
-   * turn is older than its write-behind window, settles only when it is stored. Any other write of a young turn
-   * is accepted at once: it is stored at the end of the burst (the next turn of the event loop), with the
-   * writes after it, or before a step's effect; if that fails, the worker stops as for any refused or lost
-   * write, and the agent's next call throws.
+   * Accepts one write of the agent, to be stored when `WriteBehind` says (ADR 0048). If storing it later fails,
+   * the worker stops as for any refused or lost write, and the agent's next call throws.
    */
   #write(step: WriteStep, ends: boolean): Promise<void> {
     // An earlier write was refused or is missing from the task: nothing after it may land.
     if (this.#aborted) return Promise.reject(new StaleWriterError(this.taskId));
     if (this.#lost) return Promise.reject(this.#lost);
-    if (this.#pendingEnd || !this.#durablyActive()) {
+    if (this.#writes.pendingEnd || !this.#durablyActive()) {
       return Promise.reject(
         new Error(`task ${this.taskId} is already finished; no further output is accepted`),
       );
     }
-    this.#accepted++;
-    this.#buffer.push(step);
-    if (ends) this.#pendingEnd = true;
-    if (ends || this.#buffer.length >= MAX_WRITES_PER_COMMIT || !this.#young()) return this.#flush();
-    if (!this.#flushScheduled) {
-      this.#flushScheduled = true;
-      setImmediate(() => {
-        this.#flushScheduled = false;
-        // Its outcome is kept by the worker (stopped, or a lost write): the agent's next call reports it.
-        this.#flush().catch(() => undefined);
-      });
-    }
-    return Promise.resolve();
+    return this.#writes.accept(step, ends);
   }
 
-  /**
-   * Whether the turn is still inside its write-behind window: the first third of its lease, measured from when
-   * the worker started. Within it no other worker can have taken the task over (that needs the lease to lapse),
-   * so a write accepted before it is stored cannot have been fenced out by a takeover. A worker that was paused
-   * past the window (a long GC, SIGSTOP) writes through again and learns at once that it lost the task.
-   */
-  #young(): boolean {
-    return this.#clock.now() - this.#startedAt < this.#writeBehindMs;
-  }
-
-  /**
-   * Commits every accepted write not yet stored, after the commits already under way; resolves when they are
-   * stored. Writes accepted while an earlier commit is in flight all join the next one.
-   */
-  #flush(): Promise<void> {
-    if (this.#nextCommit) return this.#nextCommit;
-    const next = this.#chain.then(() => {
-      this.#nextCommit = undefined;
-      return this.#commitBuffer();
-    });
-    this.#nextCommit = next;
-    this.#chain = next.then(noop, noop);
-    return next;
-  }
-
-  /**
-   * Stores the buffer, in commits of at most `MAX_WRITES_PER_COMMIT` writes, oldest first, until it is empty
-   * (writes accepted meanwhile included). After a commit that fails, nothing more is stored.
-   */
-  async #commitBuffer(): Promise<void> {
-    while (this.#buffer.length > 0) await this.#commitSome();
-  }
-
-  async #commitSome(): Promise<void> {
-    const steps = this.#buffer.splice(0, MAX_WRITES_PER_COMMIT);
+  /** Stores one slice of accepted writes as one compare-and-set with all their events (see `WriteBehind`). */
+  async #commitSome(steps: WriteStep[]): Promise<void> {
     try {
       if (this.#aborted) throw new StaleWriterError(this.taskId);
       if (this.#lost) throw this.#lost;
       const cur = this.#current;
       const t = this.#target;
       // Built from the stored record at each attempt, so its timestamps say when it was stored.
-      const build = (): TaskWrite => {
-        let task = cur.task;
-        const events: StreamResponse[] = [];
-        let reply: Message | undefined;
-        for (const s of steps) {
-          const next = s(task);
-          task = next.task;
-          events.push(next.event);
-          if (next.reply) reply = next.reply;
-        }
-        const write: Mutable<TaskWrite> = { expectFence: t.fence, task, events };
-        if (reply) write.reply = reply;
-        // The turn's final write (finished, interrupted, a direct reply) releases the lease with it (ADR 0037).
-        if (reply || !isRunning(task.status.state)) write.lease = null;
-        return write;
-      };
+      const build = (): TaskWrite => foldWrites(cur.task, steps, t.fence);
       const write = build();
       let res: CommitResult | RetriedWrite;
       try {
@@ -427,11 +350,7 @@ export class TaskWorker implements AgentContext {
         this.#lost ??= new StoreWriteError(this.taskId, 1, err);
         this.#stop(this.#lost);
       }
-      // Nothing after a write that did not land may land.
-      this.#buffer = [];
       throw err;
-    } finally {
-      if (this.#buffer.length === 0) this.#pendingEnd = false;
     }
   }
 
@@ -503,8 +422,7 @@ export class TaskWorker implements AgentContext {
 
   /** Stores every write accepted so far, and waits until all of them have settled (never rejects). */
   drain(): Promise<unknown> {
-    if (this.#buffer.length > 0) void this.#flush().catch(noop);
-    return this.#chain;
+    return this.#writes.drain();
   }
 
   step<T>(name: string, fn: (sideEffectKey: string) => T | Promise<T>): Promise<T> {
@@ -581,30 +499,4 @@ export class TaskWorker implements AgentContext {
       },
     };
   }
-}
-
-/** One accepted write: what it makes of the task, the event it appends, and the reply it carries, if any. */
-type WriteStep = (task: Task) => { task: Task; event: StreamResponse; reply?: Message };
-
-/**
- * The most writes one commit carries: an agent that emits thousands of chunks in one burst still streams them
- * in commits of a bounded size.
- */
-const MAX_WRITES_PER_COMMIT = 64;
-
-const noop = (): void => undefined;
-
-/** A writable copy of a readonly record type, for building one field by field. */
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** Whether a turn in `state` is still running (its lease must be kept). */
-function isRunning(state: TaskState): boolean {
-  return state === 'TASK_STATE_SUBMITTED' || state === 'TASK_STATE_WORKING';
-}
-
-/** What a write carries, for its log lines. */
-function writeKind(event: StreamResponse): string {
-  if ('statusUpdate' in event) return `status ${event.statusUpdate.status.state}`;
-  if ('artifactUpdate' in event) return 'artifact';
-  return 'reply';
 }

@@ -61,8 +61,9 @@ export async function commitPg(
     const current = (await c.query(sql.selectTask, [scope.tenant, scope.owner, taskId])).rows[0];
     return { ok: false, current: current ? toStoredTask(current as unknown as TaskRow) : undefined };
   }
+  // The row comes back without its task (see TASK_HEAD_COLUMNS): the caller's objects are the snapshot, as the
+  // memory store returns them.
   const record = toStoredTask(row as unknown as TaskRow);
-  // The caller's objects, not re-parsed JSON: the same snapshot the memory store returns.
   return {
     ok: true,
     record: { ...record, task: write.task, ...(write.reply ? { reply: write.reply } : {}) },

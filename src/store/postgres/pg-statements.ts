@@ -10,6 +10,12 @@ import {
   STEP_COLUMNS,
   TASK_COLUMNS,
 } from '../sql/sql-rows.js';
+
+/**
+ * A commit's RETURNING: the row without its task JSON, which the writer already holds (it wrote it), so it is
+ * neither sent back nor parsed on every commit.
+ */
+const TASK_HEAD_COLUMNS = 'kind, reply, fence, seq, created_at, updated_at, lease_owner, lease_expires_at';
 import type { PgTables } from './pg-tables.js';
 
 /** Every statement of the store, by purpose. */
@@ -66,7 +72,7 @@ export function pgStatements(t: PgTables) {
         lease_owner = CASE WHEN $15::boolean THEN $16::text ELSE lease_owner END,
         lease_expires_at = CASE WHEN $15::boolean THEN $17::bigint ELSE lease_expires_at END
       WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = $13 AND ($14::int IS NULL OR seq = $14::int)
-      RETURNING ${TASK_COLUMNS}
+      RETURNING ${TASK_HEAD_COLUMNS}
     ), ev AS (
       INSERT INTO ${t.events} (tenant, owner, task_id, seq, event)
       SELECT $1, $2, $3, upd.seq - $7::int + e.ord::int, e.event
