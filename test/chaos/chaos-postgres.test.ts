@@ -1,5 +1,5 @@
 /**
- * Chaos on one PostgreSQL schema: `serve` processes killed (SIGKILL) at exact points and frozen (SIGSTOP) past
+ * Chaos on PostgreSQL, a schema per scenario: `serve` processes killed (SIGKILL) at exact points and frozen (SIGSTOP) past
  * their lease, then a keyed retry; every send runs once and its effect happens once (ADR 0041,
  * docs/semantics.md §4). Skips with a notice when PostgreSQL does not answer, fails under CI=true.
  */
@@ -11,9 +11,8 @@ import { chaosScenarios } from './chaos-scenarios.js';
 const pgUp = cliBuilt ? await postgresAvailable() : false;
 
 describe.skipIf(!pgUp)('chaos on PostgreSQL', () => {
-  const { url, schema } = freshSchemaUrl('a2a_chaos');
-  chaosScenarios(
-    () => url,
-    () => dropSchema(schema),
-  );
+  chaosScenarios(() => {
+    const { url, schema } = freshSchemaUrl('a2a_chaos');
+    return { url, remove: () => dropSchema(schema) };
+  });
 });

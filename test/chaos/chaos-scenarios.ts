@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { receiptText } from '../../src/cli/agents/index.js';
-import { A2AClient, cardUrlOf, fetchAgentCard } from '../../src/client/index.js';
+import { A2AClient, cardUrlOf, fetchAgentCard, RetryBudget } from '../../src/client/index.js';
 import { mintKey, setKey } from '../../src/idempotency/index.js';
 import type { Message, Task } from '../../src/protocol/model.js';
 import { getTask, until } from '../processes/lost-replica.js';
@@ -47,15 +47,25 @@ function receiptOf(task: Task): string | undefined {
   return part && 'text' in part ? part.text : undefined;
 }
 
-/** Registers the scenarios; `store(dir)` gives the store URL every server of the file shares. */
-export function chaosScenarios(store: (dir: string) => string, cleanup: () => Promise<void>): void {
+/** A store for one scenario: its URL, and how to remove it afterwards. */
+export interface ChaosStore {
+  readonly url: string;
+  readonly remove: () => Promise<void>;
+}
+
+/**
+ * Registers the scenarios; `newStore(dir)` gives a store of its own to each scenario (a task a failed scenario
+ * leaves behind would otherwise be recovered by the next scenario's servers, crash points and all).
+ */
+export function chaosScenarios(newStore: (dir: string) => ChaosStore): void {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-once-chaos-'));
-  const url = store(dir);
+  let store: ChaosStore | undefined;
   let ledger: LedgerService;
   const started: ChaosServe[] = [];
   const start = async (crashAt?: string, port?: number) => {
+    store ??= newStore(dir);
     const s = await startChaosServe({
-      store: url,
+      store: store.url,
       ledgerUrl: ledger.url,
       ...(crashAt ? { crashAt } : {}),
       ...(port !== undefined ? { port } : {}),
@@ -69,10 +79,12 @@ export function chaosScenarios(store: (dir: string) => string, cleanup: () => Pr
   });
   afterEach(async () => {
     await Promise.all(started.splice(0).map((s) => s.dispose()));
+    const used = store;
+    store = undefined;
+    await used?.remove();
   });
   afterAll(async () => {
     await ledger.close();
-    await cleanup();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -118,11 +130,17 @@ export function chaosScenarios(store: (dir: string) => string, cleanup: () => Pr
   it("the a2a-once client's own retry carries a keyed send across a server killed after its effect", async () => {
     const text = 'chaos client retry';
     const first = await start('after-effect');
-    // Retries close together, and enough of them to span the restart below.
+    // Retries close together, and enough of them to span the restart below, however slow the machine is at
+    // starting a process: the attempt limit and the shared retry budget (which by default stops after ten
+    // failures in a row, about a second at this backoff) both sized for ten seconds of refused connections.
     const cardUrl = cardUrlOf(first.url);
     const client = A2AClient.fromCard(await fetchAgentCard(cardUrl), {
       cardUrl,
-      retry: { maxAttempts: 40, backoff: { initialMs: 50, maxMs: 200 } },
+      retry: {
+        maxAttempts: 100,
+        backoff: { initialMs: 50, maxMs: 200 },
+        budget: new RetryBudget({ maxTokens: 200 }),
+      },
     });
     expect(client.peerHonoursKeys).toBe(true);
     const sent = client.send(text); // keyed by the client: the card advertises the extension
