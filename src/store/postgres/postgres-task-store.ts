@@ -29,7 +29,7 @@ import { EventNotifier, taskKey } from '../sql/event-notifier.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
 import type { MigrationReport } from '../sql/migration.js';
 import { pollNextRecord } from '../sql/poll-next-record.js';
-import { pollWatch } from '../sql/poll-watch.js';
+import { pollWatch, unlimitedListeners } from '../sql/poll-watch.js';
 import { leaseInputError } from '../sql/lease.js';
 import { runPurge } from '../sql/purge-loop.js';
 import {
@@ -106,7 +106,11 @@ export class PostgresTaskStore implements TaskStore {
   readonly #tombstoneTtlMs: number;
   readonly #closePool: boolean;
   readonly #notifier = new EventNotifier();
-  readonly #closing = new AbortController();
+  /**
+   * Aborts every wait when the store closes. Each wait listens to it while it waits, so it has as many listeners
+   * as there are waiting requests: no limit (Node's default of ten would warn of a leak on any busy server).
+   */
+  readonly #closing = unlimitedListeners(new AbortController());
 
   constructor(options: PostgresTaskStoreOptions) {
     this.#pool = options.pool;

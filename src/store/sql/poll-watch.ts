@@ -4,6 +4,7 @@
  * lock and committed with the task row, so once seq N is visible every event up to N is too: reading
  * `seq > next` in order can neither skip nor repeat an event.
  */
+import { setMaxListeners } from 'node:events';
 import type { StoredEvent } from '../records.js';
 import { sleepUntilWoken, type EventNotifier } from './event-notifier.js';
 
@@ -24,6 +25,15 @@ export interface PollWatchOptions {
   readonly pollIntervalMs: number;
   /** The store's own signal (it is closing): ends the watch too. */
   readonly closing?: AbortSignal;
+}
+
+/**
+ * `controller`, its signal allowed any number of listeners: a store's closing signal gets one from every wait in
+ * progress (`linkSignals`), and past Node's default of ten a busy server would print a leak warning that is not one.
+ */
+export function unlimitedListeners(controller: AbortController): AbortController {
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
 
 /**
