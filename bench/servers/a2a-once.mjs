@@ -1,6 +1,7 @@
 // a2a-once (built dist/) serving its echo agent. argv[2] picks the store: memory | sqlite:PATH | postgres://...
 // (| sqlite-normal:PATH, below)
-// The key cap is raised far above what a run sends, so the keyed run measures sends, not 503 refusals.
+// The memory store's key cap is raised far above what a run sends, so the keyed run measures sends, not 503
+// refusals; the disk stores run at their default, no cap (retention bounds them), as a production server does.
 import { createA2AServer } from '../../dist/server/index.js';
 import { serveNode } from '../../dist/server/node/index.js';
 import { createEchoAgent } from '../../dist/cli/agents/echo.js';
@@ -24,7 +25,7 @@ const server = createA2AServer({
   agent: agent.executor,
   card: agent.card,
   store,
-  maxKeysPerScope: 10_000_000,
+  ...(storeUrl === 'memory' ? { maxKeysPerScope: 10_000_000 } : {}),
 });
 const handle = await serveNode(server.fetch, { host: '127.0.0.1', port: 0 });
 process.stdout.write(`${handle.url}\n`);

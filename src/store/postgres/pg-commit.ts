@@ -32,18 +32,30 @@ export async function commitPg(
   now: number,
 ): Promise<CommitResult> {
   const { c, sql } = ctx;
-  const kindAfter = write.reply ? 'message' : 'task';
-  const d = deriveColumns(write.task, kindAfter);
-  const n = write.events.length;
-  const lease = write.lease ? leaseAt(write.lease, now) : undefined;
   const updated = await c.query(sql.commitTask, [
+    ...commitValues(scope, taskId, write, now),
+    eventTexts(write),
+  ]);
+  const row = updated.rows[0];
+  if (!row) {
+    const current = (await c.query(sql.selectTask, [scope.tenant, scope.owner, taskId])).rows[0];
+    return { ok: false, current: current ? toStoredTask(current as unknown as TaskRow) : undefined };
+  }
+  return committed(row, write);
+}
+
+/** The parameters $1..$17 of `commitTask` (and, an array each, of `commitTaskMany`). */
+export function commitValues(scope: Scope, taskId: string, write: TaskWrite, now: number): unknown[] {
+  const d = deriveColumns(write.task, write.reply ? 'message' : 'task');
+  const lease = write.lease ? leaseAt(write.lease, now) : undefined;
+  return [
     scope.tenant,
     scope.owner,
     taskId,
     JSON.stringify(write.task),
     write.reply ? JSON.stringify(write.reply) : null,
     write.nextFence ?? null,
-    n,
+    write.events.length,
     d.statusState,
     d.statusTs,
     d.contextId,
@@ -54,15 +66,19 @@ export async function commitPg(
     write.lease !== undefined,
     lease?.owner ?? null,
     lease?.expiresAt ?? null,
-    write.events.map((e) => JSON.stringify(e)),
-  ]);
-  const row = updated.rows[0];
-  if (!row) {
-    const current = (await c.query(sql.selectTask, [scope.tenant, scope.owner, taskId])).rows[0];
-    return { ok: false, current: current ? toStoredTask(current as unknown as TaskRow) : undefined };
-  }
-  // The row comes back without its task (see TASK_HEAD_COLUMNS): the caller's objects are the snapshot, as the
-  // memory store returns them.
+  ];
+}
+
+/** The events a write appends, as stored. */
+export function eventTexts(write: TaskWrite): string[] {
+  return write.events.map((e) => JSON.stringify(e));
+}
+
+/**
+ * The outcome of a commit whose row came back. The row comes back without its task (see TASK_HEAD_COLUMNS): the
+ * caller's objects are the snapshot, as the memory store returns them.
+ */
+export function committed(row: Record<string, unknown>, write: TaskWrite): CommitResult {
   const record = toStoredTask(row as unknown as TaskRow);
   return {
     ok: true,

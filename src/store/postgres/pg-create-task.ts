@@ -97,7 +97,12 @@ export async function createTaskPg(
 }
 
 /** The parameters $1..$11 of a new task's row, as `insertTask` and `claimAndCreate` take them. */
-function taskInsertValues(scope: Scope, task: Task, now: number, lease: TaskLease | undefined): unknown[] {
+export function taskInsertValues(
+  scope: Scope,
+  task: Task,
+  now: number,
+  lease: TaskLease | undefined,
+): unknown[] {
   const d = deriveColumns(task, 'task');
   return [
     scope.tenant,

@@ -53,6 +53,30 @@ export function pgStatements(t: PgTables) {
         RETURNING id
       )
       SELECT (SELECT count(*) FROM ins)::int AS created`,
+    // Many keyed sends' claims and tasks in one statement (group commit, ADR 0049): the columns of
+    // `claimAndCreate`, each an array with an element per send. A key goes in only if nobody holds it, and a task
+    // only with its own key (the join on the key's task id: of two sends of one key in the batch, one wins).
+    // Keys go in in one order everywhere, so two batches racing for the same keys queue instead of deadlocking.
+    // A task id that exists fails the whole statement, and the caller runs each send alone.
+    claimAndCreateMany: `WITH i AS (
+        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+          $8::boolean[], $9::bigint[], $10::text[], $11::bigint[], $12::text[], $13::text[], $14::text[],
+          $15::bigint[])
+        AS i(tenant, owner, id, task, status_state, status_ts, context_id, terminal, now, lease_owner,
+          lease_expires_at, key, message_id, digest, expires_at)
+      ), k AS (
+        INSERT INTO ${t.keys} (tenant, owner, key, message_id, digest, task_id, created_at, expires_at)
+        SELECT tenant, owner, key, message_id, digest, id, now, expires_at FROM i ORDER BY tenant, owner, key
+        ON CONFLICT DO NOTHING RETURNING tenant, owner, key, task_id
+      ), ins AS (
+        INSERT INTO ${t.tasks} (tenant, owner, id, kind, task, reply, fence, seq, status_state, status_ts,
+          context_id, terminal, created_at, updated_at, lease_owner, lease_expires_at)
+        SELECT i.tenant, i.owner, i.id, 'task', i.task, NULL, 1, 0, i.status_state, i.status_ts, i.context_id,
+          i.terminal, i.now, i.now, i.lease_owner, i.lease_expires_at
+        FROM i JOIN k ON k.tenant = i.tenant AND k.owner = i.owner AND k.key = i.key AND k.task_id = i.id
+        RETURNING tenant, owner, id
+      )
+      SELECT tenant, owner, id FROM ins`,
     // The whole commit in one statement (ADR 0047). The compare-and-set: the row lock makes concurrent writers
     // queue, and each re-checks fence and seq against the row the previous one committed (READ COMMITTED
     // re-evaluates the WHERE on the newest version); $15 says whether the write sets the lease ($16, $17: both
@@ -80,6 +104,44 @@ export function pgStatements(t: PgTables) {
     ), mark AS (
       UPDATE ${t.pushConfigs} p SET task_seq = upd.seq FROM upd
       WHERE $7::int > 0 AND p.tenant = $1 AND p.owner = $2 AND p.task_id = $3
+    )
+    SELECT * FROM upd`,
+    // Many commits in one statement (group commit, ADR 0049): `commitTask`'s parameters $1..$17, each an array
+    // with an element per commit (never two of one task), and the events of all of them flattened into $18..$20
+    // (which commit, by its 1-based place in the arrays; the event's place in that commit; the event). Each
+    // commit's compare-and-set is checked on its own row as in `commitTask`; a commit whose row did not match
+    // returns no row and wrote nothing, and the caller runs it alone to learn why.
+    commitTaskMany: `WITH w AS (
+      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[],
+        $8::text[], $9::text[], $10::text[], $11::boolean[], $12::bigint[], $13::int[], $14::int[], $15::boolean[],
+        $16::text[], $17::bigint[]) WITH ORDINALITY
+      AS w(tenant, owner, id, task, reply, next_fence, n, status_state, status_ts, context_id, terminal, now,
+        expect_fence, expect_seq, set_lease, lease_owner, lease_expires_at, ord)
+    ), upd AS (
+      UPDATE ${t.tasks} t SET
+        kind = CASE WHEN w.reply IS NOT NULL THEN 'message' ELSE t.kind END,
+        task = w.task,
+        reply = COALESCE(w.reply, t.reply),
+        fence = COALESCE(w.next_fence, t.fence),
+        seq = t.seq + w.n,
+        status_state = w.status_state, status_ts = w.status_ts, context_id = w.context_id,
+        terminal = (w.terminal OR w.reply IS NOT NULL OR t.kind = 'message'),
+        updated_at = w.now,
+        lease_owner = CASE WHEN w.set_lease THEN w.lease_owner ELSE t.lease_owner END,
+        lease_expires_at = CASE WHEN w.set_lease THEN w.lease_expires_at ELSE t.lease_expires_at END
+      FROM w
+      WHERE t.tenant = w.tenant AND t.owner = w.owner AND t.id = w.id AND t.fence = w.expect_fence
+        AND (w.expect_seq IS NULL OR t.seq = w.expect_seq)
+      RETURNING w.ord, w.n, t.tenant, t.owner, t.id, ${TASK_HEAD_COLUMNS.split(', ')
+        .map((c) => `t.${c}`)
+        .join(', ')}
+    ), ev AS (
+      INSERT INTO ${t.events} (tenant, owner, task_id, seq, event)
+      SELECT upd.tenant, upd.owner, upd.id, upd.seq - upd.n + e.pos, e.event
+      FROM upd JOIN unnest($18::int[], $19::int[], $20::text[]) AS e(ord, pos, event) ON e.ord = upd.ord
+    ), mark AS (
+      UPDATE ${t.pushConfigs} p SET task_seq = upd.seq FROM upd
+      WHERE upd.n > 0 AND p.tenant = upd.tenant AND p.owner = upd.owner AND p.task_id = upd.id
     )
     SELECT * FROM upd`,
     releaseTask: `DELETE FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = 1 AND seq = 0

@@ -1,0 +1,139 @@
+/**
+ * PostgreSQL group commit (ADR 0049): keyed sends and commits that arrive while one of their kind is in flight go
+ * to the database as one statement, and each caller still gets exactly the outcome it would have had alone. Calls
+ * made in the same tick after a first one are certain to share a batch (the first is in flight alone), so every
+ * case below builds its batch that way and checks the store did batch. Runs on the real server, or on PGlite
+ * where no server answers.
+ */
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/store/clock.js';
+import { PostgresTaskStore } from '../../src/store/postgres/index.js';
+import type { CreateTaskResult } from '../../src/store/task-store.js';
+import {
+  ALICE,
+  BOB,
+  claimOf,
+  HOUR,
+  keyOf,
+  makeTask,
+  statusEvent,
+  withState,
+} from '../store-contract/fixtures/tasks.js';
+import { freshSchema, pgBackend } from '../store-contract/pg-backend.js';
+
+const backend = await pgBackend();
+const stores: PostgresTaskStore[] = [];
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+  await backend.end();
+});
+
+const clock = new ManualClock();
+let store: PostgresTaskStore;
+beforeEach(async () => {
+  store = new PostgresTaskStore({ pool: backend.pool(), schema: freshSchema(), clock });
+  stores.push(store);
+  await store.migrate();
+});
+
+const keyed = (id: string, key: number | string, scope = ALICE) =>
+  store.createTask(scope, { task: makeTask(id), claim: claimOf(keyOf(key), `m-${key}`, clock.now() + HOUR) });
+
+describe(`PostgreSQL group commit (${backend.kind})`, () => {
+  it('claims racing keyed sends in batches: one task per key, every other send of the key told it is held', async () => {
+    // 30 keys, 60 sends: each key sent twice, by messages with different task ids, the second in the same batch
+    // or a later one. Two scopes, so one batch spans tenants' rows too.
+    const sends = Array.from({ length: 60 }, (_, i) =>
+      keyed(`t${i}`, i % 30, i % 2 === 0 ? ALICE : BOB).then((r) => ({ i, r })),
+    );
+    const results = await Promise.all(sends);
+    expect(store.groupCommit.claims.batches).toBeGreaterThan(0);
+    for (let key = 0; key < 30; key++) {
+      const mine = results.filter(({ i }) => i % 30 === key);
+      const created = mine.filter(({ r }) => r.outcome === 'created');
+      expect(created).toHaveLength(1);
+      const winner = (created[0]!.r as Extract<CreateTaskResult, { outcome: 'created' }>).record.task.id;
+      const scope = key % 2 === 0 ? ALICE : BOB;
+      for (const { r } of mine.filter(({ r }) => r.outcome !== 'created')) {
+        expect(r).toMatchObject({ outcome: 'held', key: { key: keyOf(key), taskId: winner } });
+      }
+      expect((await store.getKey(scope, keyOf(key)))?.taskId).toBe(winner);
+      expect((await store.getTask(scope, winner))?.task.id).toBe(winner);
+    }
+    // The losers' tasks were never written.
+    for (const { i, r } of results) {
+      if (r.outcome === 'held')
+        expect(await store.getTask(i % 2 === 0 ? ALICE : BOB, `t${i}`)).toBeUndefined();
+    }
+  });
+
+  it('a task id that exists fails only its own send: the batch runs alone, the others are created', async () => {
+    await store.createTask(ALICE, { task: makeTask('taken') });
+    const first = keyed('a', 'a');
+    const batch = [keyed('b', 'b'), keyed('taken', 'c'), keyed('d', 'd')];
+    const outcomes = await Promise.allSettled([first, ...batch]);
+    expect(store.groupCommit.claims.batches).toBe(1);
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value.outcome : (o.reason as unknown)))).toEqual(
+      ['created', 'created', expect.objectContaining({ code: 'TASK_EXISTS' }), 'created'],
+    );
+    // Nothing of the refused send was written: its key is free for its retry.
+    expect(await store.getKey(ALICE, keyOf('c'))).toBeUndefined();
+    expect((await keyed('c-retry', 'c')).outcome).toBe('created');
+    expect((await store.getTask(ALICE, 'taken'))?.seq).toBe(0);
+  });
+
+  it('commits racing writes of different tasks in batches; a stale fence fails alone, with the current row', async () => {
+    const tasks = Array.from({ length: 12 }, (_, i) => makeTask(`c${i}`));
+    for (const t of tasks) await store.createTask(ALICE, { task: t });
+    const commits = tasks.map((t, i) =>
+      store.commit(ALICE, t.id, {
+        task: withState(t, 'TASK_STATE_COMPLETED'),
+        events: [statusEvent(t, 'TASK_STATE_WORKING'), statusEvent(t, 'TASK_STATE_COMPLETED', `#${i}`)],
+        // The sixth writer holds a fence the task never had.
+        expectFence: i === 5 ? 7 : 1,
+        expectSeq: 0,
+      }),
+    );
+    const results = await Promise.all(commits);
+    expect(store.groupCommit.commits.batches).toBeGreaterThan(0);
+    results.forEach((r, i) => {
+      if (i === 5) {
+        expect(r).toMatchObject({ ok: false, current: { seq: 0, fence: 1 } });
+        return;
+      }
+      expect(r).toMatchObject({ ok: true, record: { seq: 2, fence: 1 } });
+    });
+    for (const [i, t] of tasks.entries()) {
+      const events = await store.readEvents(ALICE, t.id, 0);
+      if (i === 5) {
+        expect(events).toEqual([]);
+        expect((await store.getTask(ALICE, t.id))?.task.status.state).toBe('TASK_STATE_SUBMITTED');
+        continue;
+      }
+      expect(events.map((e) => e.seq)).toEqual([1, 2]);
+      expect(events[1]!.event).toEqual(statusEvent(t, 'TASK_STATE_COMPLETED', `#${i}`));
+      expect((await store.getTask(ALICE, t.id))?.task.status.state).toBe('TASK_STATE_COMPLETED');
+    }
+  });
+
+  it('two writes of one task never share a batch: they apply in order, the second against the first', async () => {
+    const t = makeTask('same');
+    const other = makeTask('other');
+    await store.createTask(ALICE, { task: t });
+    await store.createTask(ALICE, { task: other });
+    const write = (seq: number, state: 'TASK_STATE_WORKING' | 'TASK_STATE_COMPLETED', task = t) =>
+      store.commit(ALICE, task.id, {
+        task: withState(task, state),
+        events: [statusEvent(task, state)],
+        expectFence: 1,
+        expectSeq: seq,
+      });
+    const first = write(0, 'TASK_STATE_WORKING', other);
+    // Both expect seq 0: the first to arrive wins, the second sees the first's row.
+    const racing = [write(0, 'TASK_STATE_WORKING'), write(0, 'TASK_STATE_COMPLETED')];
+    const [, a, b] = await Promise.all([first, ...racing]);
+    expect(a).toMatchObject({ ok: true, record: { seq: 1 } });
+    expect(b).toMatchObject({ ok: false, current: { seq: 1 } });
+    expect((await store.getTask(ALICE, t.id))?.task.status.state).toBe('TASK_STATE_WORKING');
+  });
+});
