@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,5 +10,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Store suites share one PostgreSQL server; files run in parallel but each uses its own schema.
     pool: 'forks',
+    // At least two files at a time, even on two cores (vitest's default there is one): most of the suite's time is
+    // spent waiting on leases, timers and child processes, not computing, so two forks halve the wall time. At most
+    // four: every fork opens PostgreSQL pools and starts server processes, and the server's connections are shared.
+    maxWorkers: Math.min(4, Math.max(2, availableParallelism())),
   },
 });
