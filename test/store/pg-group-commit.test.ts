@@ -137,3 +137,52 @@ describe(`PostgreSQL group commit (${backend.kind})`, () => {
     expect((await store.getTask(ALICE, t.id))?.task.status.state).toBe('TASK_STATE_WORKING');
   });
 });
+
+describe.skipIf(backend.kind !== 'server')('PostgreSQL group commit across two replicas', () => {
+  it('two replicas claiming the same keys in opposite orders, in batches: one task per key, no deadlock', async () => {
+    const schema = freshSchema();
+    const [a, b] = [0, 1].map(() => new PostgresTaskStore({ pool: backend.pool(), schema, clock }));
+    stores.push(a!, b!);
+    await a!.migrate();
+    // Every key insert takes 2 ms (a slow disk, played by a trigger of this test's schema): the two batches
+    // below are then certain to overlap, each holding keys the other wants.
+    await backend.pool().query(`CREATE FUNCTION "${schema}".slow_insert() RETURNS trigger LANGUAGE plpgsql AS
+      $$ BEGIN PERFORM pg_sleep(0.002); RETURN NEW; END $$`);
+    await backend.pool().query(`CREATE TRIGGER slow_insert BEFORE INSERT ON "${schema}".a2a_keys
+      FOR EACH ROW EXECUTE FUNCTION "${schema}".slow_insert()`);
+    const send = (s: PostgresTaskStore, replica: string, key: string) =>
+      s
+        .createTask(ALICE, {
+          task: makeTask(`${replica}-${key}`),
+          claim: claimOf(keyOf(key), `m-${key}`, clock.now() + HOUR),
+        })
+        .then((r) => ({ key, r }));
+    for (let round = 0; round < 3; round++) {
+      // Each replica's first send goes alone; the 60 shared keys then form one batch on each, A's in ascending
+      // order and B's in descending order, sent at about the same moment.
+      const keys = Array.from({ length: 60 }, (_, i) => `r${round}-${String(i).padStart(2, '0')}`);
+      const results = await Promise.all([
+        send(a!, 'a', `r${round}-alone-a`),
+        ...keys.map((k) => send(a!, 'a', k)),
+        send(b!, 'b', `r${round}-alone-b`),
+        ...[...keys].reverse().map((k) => send(b!, 'b', k)),
+      ]);
+      for (const key of keys) {
+        const mine = results.filter((x) => x.key === key);
+        const created = mine.filter((x) => x.r.outcome === 'created');
+        expect(created, key).toHaveLength(1);
+        const winner = (created[0]!.r as Extract<CreateTaskResult, { outcome: 'created' }>).record.task.id;
+        const others = mine.filter((x) => x.r.outcome !== 'created');
+        expect(others).toHaveLength(1);
+        expect(others[0]!.r).toMatchObject({ outcome: 'held', key: { taskId: winner } });
+        expect((await a!.getKey(ALICE, keyOf(key)))?.taskId).toBe(winner);
+      }
+    }
+    // Both replicas batched, and no batch of either ever failed: keys go in in one order on every replica, so the
+    // later batch waits for the earlier one instead of the two deadlocking.
+    for (const s of [a!, b!]) {
+      expect(s.groupCommit.claims.batches).toBeGreaterThanOrEqual(3);
+      expect(s.groupCommit.claims.failed).toBe(0);
+    }
+  });
+});

@@ -94,6 +94,7 @@ describe('StatementGroup', () => {
     sent[1]!.fail(boom);
     await settle();
     expect(failures).toEqual([[boom, 3]]);
+    expect(group.failedBatches).toBe(1);
     expect(sent.slice(2).map((s) => s.items)).toEqual([[item(2)], [item(3)], [item(4)]]);
     sent[2]!.answer('r2');
     sent[3]!.fail(new Error('task t3 already exists'));

@@ -159,11 +159,15 @@ export class PostgresTaskStore implements TaskStore {
     });
   }
 
-  /** What the group commit batched so far (ADR 0049): batch statements sent, and the largest, per kind. */
-  get groupCommit(): Record<'claims' | 'commits', { batches: number; largest: number }> {
-    const of = (g: { batches: number; largestBatch: number }) => ({
+  /**
+   * What the group commit batched so far (ADR 0049), per kind: batch statements sent, the largest, and those that
+   * threw (their items then ran alone).
+   */
+  get groupCommit(): Record<'claims' | 'commits', { batches: number; largest: number; failed: number }> {
+    const of = (g: { batches: number; largestBatch: number; failedBatches: number }) => ({
       batches: g.batches,
       largest: g.largestBatch,
+      failed: g.failedBatches,
     });
     return { claims: of(this.#claims), commits: of(this.#commits) };
   }

@@ -44,9 +44,10 @@ export class StatementGroup<I, O> {
   readonly #busy = new Set<string>();
   readonly #maxInFlight: number;
   readonly #maxBatch: number;
-  /** Batch statements sent so far, and the largest (observability for the bench and the tests). */
+  /** Batch statements sent so far, the largest, and those that threw (observability for the bench and the tests). */
   batches = 0;
   largestBatch = 0;
+  failedBatches = 0;
 
   constructor(private readonly o: StatementGroupOptions<I, O>) {
     this.#maxInFlight = Math.max(1, o.maxInFlight ?? 1);
@@ -106,6 +107,7 @@ export class StatementGroup<I, O> {
     try {
       outcomes = await this.o.runMany(batch.map((p) => p.item));
     } catch (err) {
+      this.failedBatches++;
       this.o.onBatchError?.(err, batch.length);
       await Promise.all(batch.map((p) => this.#one(p)));
       return;
