@@ -186,3 +186,55 @@ describe.skipIf(backend.kind !== 'server')('PostgreSQL group commit across two r
     }
   });
 });
+
+describe.skipIf(backend.kind !== 'server')('PostgreSQL statistics of a fresh tasks table', () => {
+  it('after ten thousand creates the store has analyzed its tasks table: commit batches look tasks up by index', async () => {
+    const schema = freshSchema();
+    const s = new PostgresTaskStore({ pool: backend.pool(), schema, clock });
+    stores.push(s);
+    await s.migrate();
+    const pool = backend.pool();
+    const lastAnalyze = async () =>
+      (
+        await pool.query(
+          `SELECT last_analyze FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'a2a_tasks'`,
+          [schema],
+        )
+      ).rows[0]?.last_analyze;
+    expect(await lastAnalyze()).toBeNull();
+    for (let batch = 0; batch < 100; batch++) {
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) => s.createTask(ALICE, { task: makeTask(`s${batch}-${i}`) })),
+      );
+    }
+    // The ANALYZE runs in the background; the statistics collector reports it shortly after.
+    const deadline = Date.now() + 10_000;
+    while ((await lastAnalyze()) === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await lastAnalyze()).not.toBeNull();
+    // The plan every connection now makes for the commit batch (generic, as a prepared statement's is).
+    const c = await pool.connect();
+    try {
+      await c.query('SET plan_cache_mode = force_generic_plan');
+      const types = Array.from({ length: 20 }, (_, i) =>
+        [5, 6, 12, 13, 17, 18].includes(i)
+          ? 'int[]'
+          : [10, 14].includes(i)
+            ? 'boolean[]'
+            : [11, 16].includes(i)
+              ? 'bigint[]'
+              : 'text[]',
+      );
+      const { pgStatements } = await import('../../src/store/postgres/pg-statements.js');
+      const { pgTables } = await import('../../src/store/postgres/pg-tables.js');
+      await c.query(`PREPARE probe(${types.join(', ')}) AS ${pgStatements(pgTables(schema)).commitTaskMany}`);
+      const plan = (await c.query(`EXPLAIN EXECUTE probe(${types.map(() => 'NULL').join(', ')})`)).rows
+        .map((r) => String(r['QUERY PLAN']))
+        .join('\n');
+      expect(plan).toContain('Index Scan using a2a_tasks_pkey on a2a_tasks');
+      expect(plan).not.toContain('Seq Scan on a2a_tasks');
+    } finally {
+      c.release();
+    }
+  }, 60_000);
+});
