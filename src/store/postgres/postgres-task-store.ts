@@ -83,7 +83,7 @@ import { inTransaction, retryingSerialization } from './pg-transaction.js';
 /**
  * Statements of one kind (claims, commits) in flight at once per store; more arrivals wait and go as one batch
  * (ADR 0049). One measured best: PostgreSQL's work per statement, not the wait, is what a send pays for (keyed
- * SendMessage at 16 connections: 0.80 of @a2a-js with one, 0.65 with two, 0.62 with four).
+ * SendMessage at 16 connections, in one session's runs: 0.80 of @a2a-js with one, 0.65 with two, 0.62 with four).
  */
 const GROUP_IN_FLIGHT = 1;
 
