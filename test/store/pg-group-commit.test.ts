@@ -138,6 +138,66 @@ describe(`PostgreSQL group commit (${backend.kind})`, () => {
   });
 });
 
+describe(`PostgreSQL group commit with hostile text (${backend.kind})`, () => {
+  // Batch statements pass every column as an array literal: each of these must come back as it went in, never
+  // as SQL NULL, a split element or a mangled escape. (Keys keep their own shape: the server admits no other.)
+  const TEXTS = [
+    'NULL',
+    'null',
+    '',
+    '"quoted"',
+    'back\\slash',
+    '{braces},{and,commas}',
+    'ünïcødé 🚀',
+    'nul \u0000 byte',
+    "it's",
+  ];
+
+  it('creates and commits tasks whose text needs escaping, in batches, and reads back exactly what was written', async () => {
+    const task = (i: number) => ({ ...makeTask(`h${i}`), metadata: { text: TEXTS[i % TEXTS.length]! } });
+    const first = keyed('h-alone', 'h-alone');
+    const creates = TEXTS.map((_, i) =>
+      store.createTask(ALICE, {
+        task: task(i),
+        claim: claimOf(keyOf(`h${i}`), `m-h${i}`, clock.now() + HOUR),
+      }),
+    );
+    await first;
+    expect((await Promise.all(creates)).map((r) => r.outcome)).toEqual(TEXTS.map(() => 'created'));
+    // Batched, and the batch statement itself took every row (no fallback to single statements).
+    expect(store.groupCommit.claims).toMatchObject({ batches: 1, largest: TEXTS.length, failed: 0 });
+    for (const [i, text] of TEXTS.entries()) {
+      expect((await store.getTask(ALICE, `h${i}`))?.task.metadata).toEqual({ text });
+      expect((await store.getKey(ALICE, keyOf(`h${i}`)))?.taskId).toBe(`h${i}`);
+    }
+
+    const alone = store.commit(ALICE, 'h-alone', {
+      task: withState(makeTask('h-alone'), 'TASK_STATE_WORKING'),
+      events: [],
+      expectFence: 1,
+    });
+    const commits = TEXTS.map((text, i) => {
+      const done = { ...withState(task(i), 'TASK_STATE_COMPLETED'), metadata: { text, again: text } };
+      return store.commit(ALICE, `h${i}`, {
+        task: done,
+        events: [statusEvent(done, 'TASK_STATE_COMPLETED', text)],
+        expectFence: 1,
+        expectSeq: 0,
+      });
+    });
+    await alone;
+    expect((await Promise.all(commits)).map((r) => r.ok)).toEqual(TEXTS.map(() => true));
+    expect(store.groupCommit.commits).toMatchObject({ batches: 1, largest: TEXTS.length, failed: 0 });
+    for (const [i, text] of TEXTS.entries()) {
+      expect((await store.getTask(ALICE, `h${i}`))?.task.metadata).toEqual({ text, again: text });
+      const events = await store.readEvents(ALICE, `h${i}`, 0);
+      expect(events.map((e) => e.event)).toEqual([
+        statusEvent({ ...task(i), metadata: { text, again: text } }, 'TASK_STATE_COMPLETED', text),
+      ]);
+    }
+  });
+});
+
 describe.skipIf(backend.kind !== 'server')('PostgreSQL group commit across two replicas', () => {
   it('two replicas claiming the same keys in opposite orders, in batches: one task per key, no deadlock', async () => {
     const schema = freshSchema();
