@@ -1,11 +1,11 @@
 /**
- * One worker running one turn of a task under a fencing token. It implements `AgentContext`: every report is
- * folded into the task and committed as a compare-and-set on the fence, in the order the agent made them, the
- * writes of one burst together (`write-behind.ts`, ADR 0048). A refused write means the task moved on (cancel,
- * takeover): the worker aborts its signal and the agent's call throws `StaleWriterError` (SEMANTICS §4). A write the store fails is
- * retried (`write-retry.ts`); one that cannot be stored at all is "lost": the agent's call throws
- * `StoreWriteError`, its signal aborts, every later write is refused, and the runner ends the task FAILED
- * (ADR 0029), so a task never finishes with part of its output missing.
+ * One worker running one turn of a task under a fencing token. It implements `AgentContext`: every report is a
+ * step over the task (`turn-write.ts`), folded in and committed as a compare-and-set on the fence, in the order
+ * the agent made them, the writes of one burst together (`write-behind.ts`, ADR 0048). A refused write means the
+ * task moved on (cancel, takeover): the worker aborts its signal and the agent's call throws `StaleWriterError`
+ * (SEMANTICS §4). A write the store fails is retried (`write-retry.ts`); one that cannot be stored at all is
+ * "lost": the agent's call throws `StoreWriteError`, its signal aborts, every later write is refused, and the
+ * runner ends the task FAILED (ADR 0029), so a task never finishes with part of its output missing.
  *
  * The worker holds the task's lease (ADR 0037): granted with the write that started the turn, renewed by the
  * runner's `LeaseKeeper` while the turn runs, cleared by the turn's final write. A renewal the store refuses
@@ -22,7 +22,6 @@ import type {
   Message,
   StreamResponse,
   Task,
-  TaskArtifactUpdateEvent,
   TaskStatus,
   TaskStatusUpdateEvent,
 } from '../../protocol/model.js';
@@ -41,11 +40,19 @@ import {
   type ArtifactInit,
   type StatusMessageInit,
 } from '../agent-executor.js';
-import { applyArtifactUpdate, applyStatusUpdate } from '../task-events.js';
+import { applyStatusUpdate } from '../task-events.js';
 import { deepFreeze } from './deep-freeze.js';
 import { DurableSteps, sideEffectKeyOf, type StepHost } from './durable-step.js';
 import { agentMessage, textOf } from './message-init.js';
-import { foldWrites, isRunning, writeKind, type WriteStep } from './turn-write.js';
+import {
+  artifactStep,
+  foldWrites,
+  isRunning,
+  replyStep,
+  statusStep,
+  writeKind,
+  type WriteStep,
+} from './turn-write.js';
 import { WriteBehind } from './write-behind.js';
 import {
   commitPinned,
@@ -217,17 +224,7 @@ export class TaskWorker implements AgentContext {
   }
 
   status(state: TaskState, message?: StatusMessageInit, metadata?: JsonObject): Promise<void> {
-    return this.#write((task) => {
-      // Built without `...(cond ? {…} : {})`, which allocates an object even when it adds nothing.
-      const timestamp = isoAt(this.#clock.now());
-      const status: TaskStatus =
-        message === undefined
-          ? { state, timestamp }
-          : { state, message: agentMessage(message, this.taskId, this.contextId), timestamp };
-      const ev: TaskStatusUpdateEvent = { taskId: this.taskId, contextId: this.contextId, status };
-      if (metadata) ev.metadata = metadata;
-      return { task: applyStatusUpdate(task, ev), event: { statusUpdate: ev } };
-    }, !isRunning(state));
+    return this.#write(statusStep(this, this.#clock, state, message, metadata), !isRunning(state));
   }
 
   working(message?: StatusMessageInit): Promise<void> {
@@ -251,12 +248,7 @@ export class TaskWorker implements AgentContext {
 
   artifact(init: ArtifactInit, options: ArtifactChunkOptions = {}): Promise<Artifact> {
     const artifact: Artifact = toWireArtifact({ ...init, artifactId: init.artifactId ?? newUuid() });
-    return this.#write((task) => {
-      const ev: TaskArtifactUpdateEvent = { taskId: this.taskId, contextId: this.contextId, artifact };
-      if (options.append) ev.append = true;
-      if (options.lastChunk) ev.lastChunk = true;
-      return { task: applyArtifactUpdate(task, ev), event: { artifactUpdate: ev } };
-    }, false).then(() => artifact);
+    return this.#write(artifactStep(this, artifact, options), false).then(() => artifact);
   }
 
   reply(init: StatusMessageInit): Promise<void> {
@@ -264,25 +256,7 @@ export class TaskWorker implements AgentContext {
       return Promise.reject(new Error('reply() must be the first and only output of a first turn'));
     }
     this.#replied = true;
-    const message = agentMessage(init, undefined, this.contextId);
-    // The record also reads as a completed task whose status message is the reply, for a caller that was
-    // handed the task id before the agent chose to reply (returnImmediately).
-    return this.#write(
-      (task) => ({
-        task: {
-          ...task,
-          status: {
-            state: 'TASK_STATE_COMPLETED',
-            message,
-            timestamp: isoAt(this.#clock.now()),
-          },
-          history: [...(task.history ?? []), message],
-        },
-        event: { message },
-        reply: message,
-      }),
-      true,
-    );
+    return this.#write(replyStep(this.#clock, agentMessage(init, undefined, this.contextId)), true);
   }
 
   /**

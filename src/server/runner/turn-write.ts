@@ -1,14 +1,82 @@
 /**
- * One write of a turn as the worker accepts it (a step over the task), and the fenced `TaskWrite` a slice of
- * them becomes: the steps folded over the stored task, their events in order, the lease released with the turn's
- * final write (ADR 0037, ADR 0048).
+ * One write of a turn as the worker accepts it (a step over the task): what each report of the agent (a status,
+ * an artifact, a direct reply) makes of the task and which event it appends; and the fenced `TaskWrite` a slice
+ * of them becomes: the steps folded over the stored task, their events in order, the lease released with the
+ * turn's final write (ADR 0037, ADR 0048). A step runs when its slice is stored, against the task as stored.
  */
-import type { Message, StreamResponse, Task } from '../../protocol/model.js';
+import { isoAt } from '../../protocol/iso-time.js';
+import type {
+  Artifact,
+  JsonObject,
+  Message,
+  StreamResponse,
+  Task,
+  TaskArtifactUpdateEvent,
+  TaskStatus,
+  TaskStatusUpdateEvent,
+} from '../../protocol/model.js';
 import type { TaskState } from '../../protocol/task-state.js';
+import type { Clock } from '../../store/clock.js';
 import type { TaskWrite } from '../../store/task-store.js';
+import type { ArtifactChunkOptions, StatusMessageInit } from '../agent-executor.js';
+import { applyArtifactUpdate, applyStatusUpdate } from '../task-events.js';
+import { agentMessage } from './message-init.js';
 
 /** One accepted write: what it makes of the task, the event it appends, and the reply it carries, if any. */
 export type WriteStep = (task: Task) => { task: Task; event: StreamResponse; reply?: Message };
+
+/** The task a step writes to: the ids every event carries. */
+export interface StepTask {
+  readonly taskId: string;
+  readonly contextId: string;
+}
+
+/** A status update to `state`, with the agent's message and metadata, stamped when it is stored. */
+export function statusStep(
+  t: StepTask,
+  clock: Clock,
+  state: TaskState,
+  message: StatusMessageInit | undefined,
+  metadata: JsonObject | undefined,
+): WriteStep {
+  return (task) => {
+    // Built without `...(cond ? {…} : {})`, which allocates an object even when it adds nothing.
+    const timestamp = isoAt(clock.now());
+    const status: TaskStatus =
+      message === undefined
+        ? { state, timestamp }
+        : { state, message: agentMessage(message, t.taskId, t.contextId), timestamp };
+    const ev: TaskStatusUpdateEvent = { taskId: t.taskId, contextId: t.contextId, status };
+    if (metadata) ev.metadata = metadata;
+    return { task: applyStatusUpdate(task, ev), event: { statusUpdate: ev } };
+  };
+}
+
+/** An artifact update (a whole artifact, or a chunk of one). */
+export function artifactStep(t: StepTask, artifact: Artifact, options: ArtifactChunkOptions): WriteStep {
+  return (task) => {
+    const ev: TaskArtifactUpdateEvent = { taskId: t.taskId, contextId: t.contextId, artifact };
+    if (options.append) ev.append = true;
+    if (options.lastChunk) ev.lastChunk = true;
+    return { task: applyArtifactUpdate(task, ev), event: { artifactUpdate: ev } };
+  };
+}
+
+/**
+ * A direct reply (the first turn's only output). The record also reads as a completed task whose status message
+ * is the reply, for a caller that was handed the task id before the agent chose to reply (returnImmediately).
+ */
+export function replyStep(clock: Clock, message: Message): WriteStep {
+  return (task) => ({
+    task: {
+      ...task,
+      status: { state: 'TASK_STATE_COMPLETED', message, timestamp: isoAt(clock.now()) },
+      history: [...(task.history ?? []), message],
+    },
+    event: { message },
+    reply: message,
+  });
+}
 
 /** A writable copy of a readonly record type, for building one field by field. */
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
