@@ -58,6 +58,10 @@ export function pgStatements(t: PgTables) {
     // only with its own key (the join on the key's task id: of two sends of one key in the batch, one wins).
     // Keys go in in one order everywhere, so two batches racing for the same keys queue instead of deadlocking.
     // A task id that exists fails the whole statement, and the caller runs each send alone.
+    // The single statements (`claimAndCreate`, `commitTask`) stay beside the batch ones on purpose, not as one
+    // item in arrays: with scalar parameters their plans find the task by its primary key whatever the table's
+    // statistics (test/store/sql-indexes.test.ts), while a join with `unnest` is planned as a scan of the tasks
+    // until the first ANALYZE; a lone send, and every send of a quiet server, takes the single statement.
     claimAndCreateMany: `WITH i AS (
         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
           $8::boolean[], $9::bigint[], $10::text[], $11::bigint[], $12::text[], $13::text[], $14::text[],
