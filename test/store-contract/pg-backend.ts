@@ -72,7 +72,9 @@ export async function pgBackend(): Promise<PgBackend> {
       kind: 'server',
       url,
       pool() {
-        const p = new pg.Pool({ host: HOST, port: PORT, database: DATABASE, user, max: 20 });
+        // Ten per pool: a test file opens two or three pools, two files run at once, and the server's default
+        // max_connections is 100; the races still run on ten connections a side.
+        const p = new pg.Pool({ host: HOST, port: PORT, database: DATABASE, user, max: 10 });
         p.on('error', () => undefined);
         pools.push(p);
         return p;
