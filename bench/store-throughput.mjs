@@ -64,7 +64,7 @@ const rowNames = (() => {
 
 console.log('# Keyed SendMessage and GetTask per store (a2a-once, echo agent)');
 console.log(describeMethod(opts));
-if (!stores.includes('postgres')) console.log(`PostgreSQL at ${PG} is unreachable: skipped.`);
+if (!pgUp) console.log(`PostgreSQL at ${PG} is unreachable: skipped.`);
 loadWarning();
 
 const runs = new Map(rowNames.flatMap((row) => stores.map((k) => [`${row}/${k}`, []])));

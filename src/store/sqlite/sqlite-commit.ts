@@ -5,10 +5,22 @@
 import type { Statement } from 'better-sqlite3';
 import type { StoredTask } from '../records.js';
 import type { Scope } from '../scope.js';
-import { deriveColumns, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
+import type { Message } from '../../protocol/model.js';
+import { deriveColumns, fromJson, toInt, toLease, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
 import type { CommitResult, TaskWrite } from '../task-store.js';
 import { leaseAfter } from '../sql/worker-lease.js';
 import { SQL } from './sqlite-statements.js';
+
+/** The columns of a task row a commit reads (SQL.selectCommitHead). */
+interface CommitHeadRow {
+  kind: unknown;
+  reply: unknown;
+  fence: unknown;
+  seq: unknown;
+  created_at: unknown;
+  lease_owner: unknown;
+  lease_expires_at: unknown;
+}
 
 /**
  * Applies `write` if the stored fence (and seq, when given) match, appending its events and setting, clearing or
@@ -21,25 +33,43 @@ export function commitTx(
   write: TaskWrite,
   now: number,
 ): CommitResult {
-  const row = stmt(SQL.selectTask).get({ ...scope, taskId }) as TaskRow | undefined;
-  const cur = row ? toStoredTask(row) : undefined;
-  if (!cur) return { ok: false, current: undefined };
+  const params = { tenant: scope.tenant, owner: scope.owner, taskId };
+  // What the compare-and-set needs, without the task's JSON: it is replaced whole, never read, on the way in.
+  const head = stmt(SQL.selectCommitHead).get(params) as CommitHeadRow | undefined;
+  if (!head) return { ok: false, current: undefined };
+  const cur = {
+    kind: head.kind === 'message' ? ('message' as const) : ('task' as const),
+    fence: toInt(head.fence),
+    seq: toInt(head.seq),
+    createdAt: toInt(head.created_at),
+    lease: toLease(head.lease_owner, head.lease_expires_at),
+  };
   if (cur.fence !== write.expectFence || (write.expectSeq !== undefined && cur.seq !== write.expectSeq)) {
-    return { ok: false, current: cur };
+    // Refused: the caller gets the whole record it lost to (rare, so read again in full).
+    return { ok: false, current: toStoredTask(stmt(SQL.selectTask).get(params) as TaskRow) };
   }
   let seq = cur.seq;
   const insert = stmt(SQL.insertEvent);
   for (const event of write.events)
-    insert.run({ ...scope, taskId, seq: ++seq, event: JSON.stringify(event) });
+    insert.run({
+      tenant: scope.tenant,
+      owner: scope.owner,
+      taskId,
+      seq: ++seq,
+      event: JSON.stringify(event),
+    });
   // The outbox mark (ADR 0045): the task's webhooks, if any, now have events up to `seq` to deliver.
-  if (write.events.length > 0) stmt(SQL.markPushTaskSeq).run({ ...scope, taskId, seq });
-  const reply = write.reply ?? cur.reply;
+  if (write.events.length > 0)
+    stmt(SQL.markPushTaskSeq).run({ tenant: scope.tenant, owner: scope.owner, taskId, seq });
+  const stored = head.reply === null || head.reply === undefined ? undefined : fromJson<Message>(head.reply);
+  const reply = write.reply ?? stored;
   const kind = write.reply ? 'message' : cur.kind;
   const d = deriveColumns(write.task, kind);
   const fence = write.nextFence ?? cur.fence;
   const lease = leaseAfter(cur.lease, write.lease, now);
   stmt(SQL.updateTask).run({
-    ...scope,
+    tenant: scope.tenant,
+    owner: scope.owner,
     taskId,
     kind,
     task: JSON.stringify(write.task),

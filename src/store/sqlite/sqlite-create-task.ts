@@ -31,7 +31,8 @@ export function createTaskTx(
   const lease = input.lease ? leaseAt(input.lease, now) : undefined;
   try {
     stmt(SQL.insertTask).run({
-      ...scope,
+      tenant: scope.tenant,
+      owner: scope.owner,
       taskId,
       task: JSON.stringify(input.task),
       statusState: d.statusState,
@@ -49,7 +50,14 @@ export function createTaskTx(
     throw err;
   }
   for (const c of input.pushConfigs ?? []) {
-    if (c.id) stmt(SQL.putPushConfig).run({ ...scope, taskId, id: c.id, config: JSON.stringify(c) });
+    if (c.id)
+      stmt(SQL.putPushConfig).run({
+        tenant: scope.tenant,
+        owner: scope.owner,
+        taskId,
+        id: c.id,
+        config: JSON.stringify(c),
+      });
   }
   return { outcome: 'created', record: createdTaskRecord(input.task, now, lease) };
 }

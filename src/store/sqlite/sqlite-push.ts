@@ -73,6 +73,7 @@ export function selectState(
   taskId: string,
   configId: string,
 ): PushDeliveryState | undefined {
-  const row = stmt(SQL.pushState).get({ ...scope, taskId, configId }) as PushStateRow | undefined;
+  const row = stmt(SQL.pushState).get({ tenant: scope.tenant, owner: scope.owner, taskId, configId }) as
+    PushStateRow | undefined;
   return row ? toPushDeliveryState(row) : undefined;
 }

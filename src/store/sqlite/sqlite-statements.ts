@@ -24,6 +24,8 @@ const PUSH_NEXT = `${PUSH_HELD} AND delivered_seq = @seq - 1`;
 /** Every statement, by purpose. */
 export const SQL = {
   selectTask: `SELECT ${TASK_COLUMNS} FROM a2a_tasks WHERE ${TASK_PK}`,
+  selectCommitHead: `SELECT kind, reply, fence, seq, created_at, lease_owner, lease_expires_at FROM a2a_tasks
+    WHERE ${TASK_PK}`,
   taskSeq: `SELECT seq FROM a2a_tasks WHERE ${TASK_PK}`,
   taskExists: `SELECT 1 AS one FROM a2a_tasks WHERE ${TASK_PK}`,
   insertTask: `INSERT INTO a2a_tasks (tenant, owner, id, kind, task, reply, fence, seq, status_state, status_ts,
@@ -42,6 +44,10 @@ export const SQL = {
   selectKey: `SELECT ${KEY_COLUMNS} FROM a2a_keys WHERE ${KEY_PK}`,
   insertKey: `INSERT INTO a2a_keys (tenant, owner, key, message_id, digest, task_id, created_at, expires_at, tombstone)
     VALUES (@tenant, @owner, @key, @messageId, @digest, @taskId, @now, @expiresAt, 0)`,
+  // The claim without a cap: one statement, and `changes` says whether the key was new.
+  insertKeyIfAbsent: `INSERT INTO a2a_keys (tenant, owner, key, message_id, digest, task_id, created_at, expires_at, tombstone)
+    VALUES (@tenant, @owner, @key, @messageId, @digest, @taskId, @now, @expiresAt, 0)
+    ON CONFLICT (tenant, owner, key) DO NOTHING`,
   tombstoneKey: `UPDATE a2a_keys SET tombstone = 1, tombstoned_at = @now WHERE ${KEY_PK}`,
   deleteKey: `DELETE FROM a2a_keys WHERE ${KEY_PK}`,
   releaseKey: `DELETE FROM a2a_keys WHERE ${KEY_PK} AND task_id = @taskId AND tombstone = 0`,

@@ -26,12 +26,26 @@ export function recordStepTx(
   step: StepWrite,
   now: number,
 ): StepResult {
-  const earlier = stmt(SQL.selectStep).get({ ...scope, taskId, name: step.name }) as StepRow | undefined;
+  const earlier = stmt(SQL.selectStep).get({
+    tenant: scope.tenant,
+    owner: scope.owner,
+    taskId,
+    name: step.name,
+  }) as StepRow | undefined;
   // The first record wins whatever the caller's fence: a resumed worker reads what its predecessor recorded.
   if (earlier) return { outcome: 'exists', step: toStepRecord(earlier) };
-  const task = stmt(SQL.taskFence).get({ ...scope, taskId }) as { fence: number } | undefined;
+  const task = stmt(SQL.taskFence).get({ tenant: scope.tenant, owner: scope.owner, taskId }) as
+    { fence: number } | undefined;
   if (task?.fence !== step.fence) return { outcome: 'fenced' };
-  stmt(SQL.insertStep).run({ ...scope, taskId, name: step.name, result: step.text, fence: step.fence, now });
+  stmt(SQL.insertStep).run({
+    tenant: scope.tenant,
+    owner: scope.owner,
+    taskId,
+    name: step.name,
+    result: step.text,
+    fence: step.fence,
+    now,
+  });
   return { outcome: 'recorded', step: stepRecord(taskId, step.name, step.text, step.fence, now) };
 }
 
@@ -42,6 +56,7 @@ export function selectStep(
   taskId: string,
   name: string,
 ): StepRecord | undefined {
-  const row = stmt(SQL.selectStep).get({ ...scope, taskId, name }) as StepRow | undefined;
+  const row = stmt(SQL.selectStep).get({ tenant: scope.tenant, owner: scope.owner, taskId, name }) as
+    StepRow | undefined;
   return row ? toStepRecord(row) : undefined;
 }

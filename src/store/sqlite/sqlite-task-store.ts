@@ -162,7 +162,8 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   #task(scope: Scope, taskId: string): StoredTask | undefined {
-    const row = this.#stmt(SQL.selectTask).get({ ...scope, taskId }) as TaskRow | undefined;
+    const row = this.#stmt(SQL.selectTask).get({ tenant: scope.tenant, owner: scope.owner, taskId }) as
+      TaskRow | undefined;
     return row ? toStoredTask(row) : undefined;
   }
 
@@ -214,7 +215,12 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   #events(scope: Scope, taskId: string, afterSeq: number): StoredEvent[] {
-    const rows = this.#stmt(SQL.readEvents).all({ ...scope, taskId, afterSeq: Math.max(0, afterSeq) });
+    const rows = this.#stmt(SQL.readEvents).all({
+      tenant: scope.tenant,
+      owner: scope.owner,
+      taskId,
+      afterSeq: Math.max(0, afterSeq),
+    });
     return (rows as EventRow[]).map(toStoredEvent);
   }
 
@@ -239,7 +245,11 @@ export class SqliteTaskStore implements TaskStore {
     const source = {
       currentSeq: () =>
         this.#read(
-          () => (this.#stmt(SQL.taskSeq).get({ ...scope, taskId }) as { seq: number } | undefined)?.seq,
+          () =>
+            (
+              this.#stmt(SQL.taskSeq).get({ tenant: scope.tenant, owner: scope.owner, taskId }) as
+                { seq: number } | undefined
+            )?.seq,
         ),
       readEvents: (after: number) => this.#read(() => this.#events(scope, taskId, after)),
     };
@@ -253,7 +263,8 @@ export class SqliteTaskStore implements TaskStore {
 
   getKey(scope: Scope, key: string): Promise<KeyRecord | undefined> {
     return this.#read(() => {
-      const row = this.#stmt(SQL.selectKey).get({ ...scope, key }) as KeyRow | undefined;
+      const row = this.#stmt(SQL.selectKey).get({ tenant: scope.tenant, owner: scope.owner, key }) as
+        KeyRow | undefined;
       return row ? toKeyRecord(row) : undefined;
     });
   }
@@ -261,8 +272,10 @@ export class SqliteTaskStore implements TaskStore {
   releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean> {
     return this.#write(() => {
       // Push configs and events cascade with the task row.
-      if (this.#stmt(SQL.releaseTask).run({ ...scope, taskId }).changes === 0) return false;
-      if (key !== undefined) this.#stmt(SQL.releaseKey).run({ ...scope, key, taskId });
+      if (this.#stmt(SQL.releaseTask).run({ tenant: scope.tenant, owner: scope.owner, taskId }).changes === 0)
+        return false;
+      if (key !== undefined)
+        this.#stmt(SQL.releaseKey).run({ tenant: scope.tenant, owner: scope.owner, key, taskId });
       return true;
     }).then((released) => {
       if (released) this.#notifier.notify(taskKey(scope, taskId));
@@ -273,7 +286,14 @@ export class SqliteTaskStore implements TaskStore {
   releaseKey(scope: Scope, key: string, taskId: string, messageId: string): Promise<boolean> {
     // One conditional DELETE is atomic on its own; the IMMEDIATE transaction only serialises it with claims.
     return this.#write(
-      () => this.#stmt(SQL.releaseContinuationKey).run({ ...scope, key, taskId, messageId }).changes > 0,
+      () =>
+        this.#stmt(SQL.releaseContinuationKey).run({
+          tenant: scope.tenant,
+          owner: scope.owner,
+          key,
+          taskId,
+          messageId,
+        }).changes > 0,
     );
   }
 
@@ -281,27 +301,45 @@ export class SqliteTaskStore implements TaskStore {
     if (!config.id) return Promise.resolve();
     const id = config.id;
     return this.#write(() => {
-      this.#stmt(SQL.putPushConfig).run({ ...scope, taskId, id, config: JSON.stringify(config) });
+      this.#stmt(SQL.putPushConfig).run({
+        tenant: scope.tenant,
+        owner: scope.owner,
+        taskId,
+        id,
+        config: JSON.stringify(config),
+      });
     });
   }
 
   getPushConfig(scope: Scope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
     return this.#read(() => {
-      const row = this.#stmt(SQL.getPushConfig).get({ ...scope, taskId, id }) as
-        { config: string } | undefined;
+      const row = this.#stmt(SQL.getPushConfig).get({
+        tenant: scope.tenant,
+        owner: scope.owner,
+        taskId,
+        id,
+      }) as { config: string } | undefined;
       return row ? toPushConfig(row.config) : undefined;
     });
   }
 
   listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]> {
     return this.#read(() => {
-      const rows = this.#stmt(SQL.listPushConfigs).all({ ...scope, taskId }) as { config: string }[];
+      const rows = this.#stmt(SQL.listPushConfigs).all({
+        tenant: scope.tenant,
+        owner: scope.owner,
+        taskId,
+      }) as { config: string }[];
       return rows.map((r) => toPushConfig(r.config));
     });
   }
 
   deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
-    return this.#write(() => this.#stmt(SQL.deletePushConfig).run({ ...scope, taskId, id }).changes > 0);
+    return this.#write(
+      () =>
+        this.#stmt(SQL.deletePushConfig).run({ tenant: scope.tenant, owner: scope.owner, taskId, id })
+          .changes > 0,
+    );
   }
 
   claimPushDeliveries(holder: string, claimMs: number, limit: number): Promise<PushDelivery[]> {
@@ -327,7 +365,7 @@ export class SqliteTaskStore implements TaskStore {
     const now = this.#clock.now();
     return this.#write(() => {
       const error = checkPushOutcome('recordPushDelivery', holder, outcome);
-      const key = { ...scope, taskId, configId, holder };
+      const key = { tenant: scope.tenant, owner: scope.owner, taskId, configId, holder };
       return recordTx((sql) => this.#stmt(sql), key, outcome, error ?? null, now);
     });
   }
@@ -361,7 +399,14 @@ export class SqliteTaskStore implements TaskStore {
     const now = this.#clock.now();
     return this.#write(() => {
       checkOwnerAndTtl('renewLease', owner, ttlMs);
-      const args = { ...scope, taskId, fence, leaseOwner: owner, expiresAt: now + ttlMs };
+      const args = {
+        tenant: scope.tenant,
+        owner: scope.owner,
+        taskId,
+        fence,
+        leaseOwner: owner,
+        expiresAt: now + ttlMs,
+      };
       return this.#stmt(SQL.renewLease).run(args).changes > 0;
     });
   }
@@ -377,13 +422,20 @@ export class SqliteTaskStore implements TaskStore {
 
   recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {
     const now = this.#clock.now();
-    return this.#write(() => this.#stmt(SQL.recordParentRenewal).run({ ...scope, taskId, now }).changes > 0);
+    return this.#write(
+      () =>
+        this.#stmt(SQL.recordParentRenewal).run({ tenant: scope.tenant, owner: scope.owner, taskId, now })
+          .changes > 0,
+    );
   }
 
   lastParentRenewal(scope: Scope, taskId: string): Promise<number | undefined> {
     return this.#read(() => {
-      const row = this.#stmt(SQL.lastParentRenewal).get({ ...scope, taskId }) as
-        { parent_renewed_at: number | null } | undefined;
+      const row = this.#stmt(SQL.lastParentRenewal).get({
+        tenant: scope.tenant,
+        owner: scope.owner,
+        taskId,
+      }) as { parent_renewed_at: number | null } | undefined;
       return row?.parent_renewed_at ?? undefined;
     });
   }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteGroupCommit } from '../../../src/store/sqlite/sqlite-group-commit.js';
+import { MAX_SETTLE_TURNS, SqliteGroupCommit } from '../../../src/store/sqlite/sqlite-group-commit.js';
 import { SqliteTaskStore } from '../../../src/store/sqlite/index.js';
 import { ALICE, claimOf, HOUR, keyOf, makeTask } from '../../store-contract/fixtures/tasks.js';
 
@@ -127,6 +127,59 @@ describe('SqliteGroupCommit', () => {
     await Promise.all([first, second]);
     await group.run(() => insert.run('3', 3));
     expect(group.commits).toBe(2);
+    db.close();
+  });
+
+  it('waits while writes keep arriving turn after turn, so they share one commit', async () => {
+    const db = freshDb();
+    const group = new SqliteGroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    // One write now, then one more at each of the next turns of the event loop: agents finishing, requests
+    // read. Flushed at the first turn, as the batch used to be, they would take four commits.
+    const writes = [group.run(() => insert.run('0', 0))];
+    for (let i = 1; i < MAX_SETTLE_TURNS; i++) {
+      await new Promise((r) => setImmediate(r));
+      writes.push(group.run(() => insert.run(String(i), i)));
+    }
+    await Promise.all(writes);
+    expect(group.commits).toBe(1);
+    expect(group.largestBatch).toBe(MAX_SETTLE_TURNS);
+    db.close();
+  });
+
+  it('a steady stream of writes does not hold a batch back for more than MAX_SETTLE_TURNS turns', async () => {
+    const db = freshDb();
+    const group = new SqliteGroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const first = group.run(() => insert.run('first', 0));
+    let firstDone = false;
+    void first.then(() => (firstDone = true));
+    const writes: Promise<unknown>[] = [first];
+    let turns = 0;
+    // A new write every turn, forever if the batch waited for the stream to stop.
+    while (!firstDone && turns < 50) {
+      await new Promise((r) => setImmediate(r));
+      const n = ++turns;
+      writes.push(group.run(() => insert.run(`k${n}`, n)));
+    }
+    expect(firstDone).toBe(true);
+    expect(turns).toBeLessThanOrEqual(MAX_SETTLE_TURNS + 2);
+    await Promise.all(writes);
+    db.close();
+  });
+
+  it('a lone write commits after one empty turn of the event loop', async () => {
+    const db = freshDb();
+    const group = new SqliteGroupCommit(db);
+    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    let done = false;
+    const w = group.run(() => insert.run('alone', 1)).then(() => (done = true));
+    await new Promise((r) => setImmediate(r));
+    expect(done).toBe(false); // the first turn looks for company
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(done).toBe(true);
+    await w;
     db.close();
   });
 });
