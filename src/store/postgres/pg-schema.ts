@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL schema (ADR 0010): the SQLite schema's tables with BIGINT epoch-ms times, BOOLEAN flags, and
  * `COLLATE "C"` on the columns ListTasks orders by, so the order is bytewise whatever the database's collation.
- * Keys have NO foreign key to tasks (a cascade would free a key with its task and let a retry run twice).
+ * Keys have NO foreign key to tasks (a cascade would free a key with its task and let a retry run twice). Events
+ * have none from version 7: a trigger deletes them with their task (ADR 0051).
  */
 import type { Migration } from '../sql/migration.js';
 import { INTERRUPTED_STATES_SQL } from '../sql/sql-rows.js';
@@ -189,6 +190,38 @@ export function pgMigrations(t: PgTables): readonly Migration[] {
         `CREATE INDEX a2a_tasks_list ON ${t.tasks} (kind, tenant, owner, status_ts DESC, id DESC)`,
         `DROP INDEX ${t.quotedSchema}.a2a_tasks_context`,
         `CREATE INDEX a2a_tasks_context ON ${t.tasks} (context_id, tenant, owner, status_ts DESC, id DESC)`,
+      ],
+    },
+    {
+      version: 7,
+      name: "a task's events go with it by trigger, not by foreign key",
+      statements: [
+        // The foreign key checked every appended event against its task, row by row (a third of a commit's time,
+        // ADR 0051). A commit appends events only for the task row its own compare-and-set just updated, in the
+        // same statement, so the check can never fail; what the key still did was delete a task's events with
+        // it. This trigger does that for every DELETE of tasks, whoever runs it (retention, a released claim, an
+        // operator, a replica of an older build during a rolling upgrade), once per statement.
+        `CREATE FUNCTION ${t.quotedSchema}.a2a_tasks_delete_events() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          DELETE FROM ${t.events} e USING gone g
+            WHERE e.tenant = g.tenant AND e.owner = g.owner AND e.task_id = g.id;
+          RETURN NULL;
+        END
+        $$`,
+        `CREATE TRIGGER a2a_tasks_delete_events AFTER DELETE ON ${t.tasks}
+          REFERENCING OLD TABLE AS gone FOR EACH STATEMENT
+          EXECUTE FUNCTION ${t.quotedSchema}.a2a_tasks_delete_events()`,
+        // By its name in the catalog: the key was named by PostgreSQL when version 1 created the table.
+        `DO $$
+        DECLARE fk TEXT;
+        BEGIN
+          SELECT conname INTO fk FROM pg_constraint
+            WHERE conrelid = '${t.events}'::regclass AND contype = 'f';
+          IF fk IS NOT NULL THEN
+            EXECUTE format('ALTER TABLE ${t.events} DROP CONSTRAINT %I', fk);
+          END IF;
+        END
+        $$`,
       ],
     },
   ];
