@@ -67,6 +67,43 @@ describe('StatementGroup', () => {
     expect(group.largestBatch).toBe(3);
   });
 
+  it('with settleTurns, waits while callers keep arriving, then sends them all in one statement', async () => {
+    const { group, sent, settle } = fakeDb({ settleTurns: 4 });
+    const calls = [group.run(item(1)), group.run(item(2))];
+    await settle();
+    expect(sent).toHaveLength(0); // the batch grew in its first turn: it waits for another
+    calls.push(group.run(item(3)));
+    await settle();
+    expect(sent).toHaveLength(0);
+    await settle();
+    await settle();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ kind: 'many', items: [item(1), item(2), item(3)] });
+    sent[0]!.answer(['r1', 'r2', 'r3']);
+    expect(await Promise.all(calls)).toEqual(['r1', 'r2', 'r3']);
+  });
+
+  it('with settleTurns, a steady stream of callers is sent after at most settleTurns turns', async () => {
+    const { group, sent, settle } = fakeDb({ settleTurns: 2 });
+    const calls = [group.run(item(0))];
+    let turns = 0;
+    while (sent.length === 0 && turns < 20) {
+      await settle();
+      turns++;
+      calls.push(group.run(item(turns)));
+    }
+    expect(sent).toHaveLength(1);
+    expect(turns).toBeLessThanOrEqual(4);
+    // Whatever came after the batch went out queues behind it, as without settling: answer until all are done.
+    let answered = 0;
+    while (answered < sent.length || sent.length === 0) {
+      const s = sent[answered++]!;
+      s.answer(s.kind === 'one' ? `r${s.items[0]!.n}` : s.items.map((i) => `r${i.n}`));
+      for (let k = 0; k < 6 && answered === sent.length; k++) await settle();
+    }
+    expect(await Promise.all(calls)).toEqual(calls.map((_, n) => `r${n}`));
+  });
+
   it('runs alone what the batch left unsettled, and only that', async () => {
     const { group, sent, settle } = fakeDb();
     const first = group.run(item(1));

@@ -26,6 +26,7 @@ import {
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
+import { MAX_SETTLE_TURNS } from '../sql/settle.js';
 import { StatementGroup } from '../sql/statement-group.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
 import type { MigrationReport } from '../sql/migration.js';
@@ -156,6 +157,7 @@ export class PostgresTaskStore implements TaskStore {
         (await claimAndCreatePg(this.#pool, this.#sql, scope, input, now, this.#keyCounts)) ?? null,
       runMany: (items) => claimAndCreateMany(this.#pool, this.#sql, items, this.#keyCounts),
       maxInFlight: GROUP_IN_FLIGHT,
+      settleTurns: MAX_SETTLE_TURNS,
       onBatchError: (err, size) => logBatchFallback('claims', err, size),
     });
     this.#commits = new StatementGroup({
@@ -167,6 +169,7 @@ export class PostgresTaskStore implements TaskStore {
       runMany: (items) => commitMany(this.#pool, this.#sql, items),
       keyOf: commitKey,
       maxInFlight: GROUP_IN_FLIGHT,
+      settleTurns: MAX_SETTLE_TURNS,
       onBatchError: (err, size) => logBatchFallback('commits', err, size),
     });
   }

@@ -97,19 +97,20 @@ export function createdTaskRecord(task: Task, now: number, lease: TaskLease | un
 
 /** Maps a task row to its record. */
 export function toStoredTask(row: TaskRow): StoredTask {
-  const reply = row.reply === null || row.reply === undefined ? undefined : fromJson<Message>(row.reply);
-  const lease = toLease(row.lease_owner, row.lease_expires_at);
-  return {
+  const record: { -readonly [K in keyof StoredTask]: StoredTask[K] } = {
     task: fromJson<Task>(row.task),
     kind: row.kind === 'message' ? 'message' : 'task',
-    ...(reply ? { reply } : {}),
     fence: toInt(row.fence),
     seq: toInt(row.seq),
     createdAt: toInt(row.created_at),
     updatedAt: toInt(row.updated_at),
-    // Only a held task carries the field (as the memory store's records do), so a leaseless one compares equal.
-    ...(lease ? { lease } : {}),
   };
+  // Set by assignment, not spread in (object spread is the slow path, ADR 0050). Only a message record carries
+  // `reply`, and only a held task `lease` (as the memory store's records do), so a leaseless one compares equal.
+  if (row.reply !== null && row.reply !== undefined) record.reply = fromJson<Message>(row.reply);
+  const lease = toLease(row.lease_owner, row.lease_expires_at);
+  if (lease) record.lease = lease;
+  return record;
 }
 
 /** The lease columns as a lease, or undefined when no worker holds the task. */

@@ -14,6 +14,8 @@
  * the statement): the later one waits for the batch after, keeping the order callers arrived in.
  */
 
+import { whenSettled } from './settle.js';
+
 /** How to run the statements of one kind. */
 export interface StatementGroupOptions<I, O> {
   /** The single statement: one item, its own outcome or error. */
@@ -26,6 +28,11 @@ export interface StatementGroupOptions<I, O> {
   readonly maxInFlight?: number;
   /** Items per batch statement at most (default 64). */
   readonly maxBatch?: number;
+  /**
+   * Turns of the event loop a batch waits while it still grows, before it is sent (`settle.ts`, ADR 0050); 0, the
+   * default, sends at once: a caller alone goes immediately, and callers queue only behind a statement in flight.
+   */
+  readonly settleTurns?: number;
   /** Told when a batch statement threw and its items fell back to the single statement. */
   readonly onBatchError?: (err: unknown, size: number) => void;
 }
@@ -44,6 +51,9 @@ export class StatementGroup<I, O> {
   readonly #busy = new Set<string>();
   readonly #maxInFlight: number;
   readonly #maxBatch: number;
+  readonly #settleTurns: number;
+  /** A settle wait is pending (`settleTurns` > 0). */
+  #settling = false;
   /** Batch statements sent so far, the largest, and those that threw (observability for the bench and the tests). */
   batches = 0;
   largestBatch = 0;
@@ -52,9 +62,13 @@ export class StatementGroup<I, O> {
   constructor(private readonly o: StatementGroupOptions<I, O>) {
     this.#maxInFlight = Math.max(1, o.maxInFlight ?? 1);
     this.#maxBatch = Math.max(1, o.maxBatch ?? 64);
+    this.#settleTurns = Math.max(0, o.settleTurns ?? 0);
   }
 
-  /** Runs `item` alone now, or in the next batch when statements of this kind are in flight. */
+  /**
+   * Runs `item` alone now (or once the batch settled, with `settleTurns`), or in the next batch when statements of
+   * this kind are in flight.
+   */
   run(item: I): Promise<O> {
     return new Promise<O>((resolve, reject) => {
       this.#queue.push({ item, resolve, reject });
@@ -63,6 +77,26 @@ export class StatementGroup<I, O> {
   }
 
   #pump(): void {
+    if (this.#settleTurns > 0 && this.#inFlight < this.#maxInFlight && this.#queue.length > 0) {
+      // Room to send: first let the batch gather what the next turns of the event loop bring.
+      if (!this.#settling) {
+        this.#settling = true;
+        whenSettled(
+          () => this.#queue.length,
+          () => {
+            this.#settling = false;
+            this.#sendReady();
+          },
+          this.#settleTurns,
+        );
+      }
+      return;
+    }
+    this.#sendReady();
+  }
+
+  /** Sends what the queue holds, as far as statements in flight allow. */
+  #sendReady(): void {
     while (this.#inFlight < this.#maxInFlight && this.#queue.length > 0) {
       const batch = this.#take();
       if (batch.length === 0) return;

@@ -84,15 +84,16 @@ export function commitTx(
     leaseOwner: lease?.owner ?? null,
     leaseExpiresAt: lease?.expiresAt ?? null,
   });
-  const record: StoredTask = {
+  // Built by assignment, not with `...(reply ? { reply } : {})`: object spread is the slow path (ADR 0050).
+  const record: { -readonly [K in keyof StoredTask]: StoredTask[K] } = {
     task: write.task,
     kind,
-    ...(reply ? { reply } : {}),
     fence,
     seq,
     createdAt: cur.createdAt,
     updatedAt: now,
-    ...(lease ? { lease } : {}),
   };
+  if (reply) record.reply = reply;
+  if (lease) record.lease = lease;
   return { ok: true, record };
 }

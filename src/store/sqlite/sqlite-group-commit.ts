@@ -15,6 +15,7 @@
  * that error.
  */
 import type { Database } from 'better-sqlite3';
+import { whenSettled } from '../sql/settle.js';
 
 interface Pending {
   readonly fn: () => unknown;
@@ -22,21 +23,12 @@ interface Pending {
   reject(err: Error): void;
 }
 
-/**
- * Turns of the event loop a batch may wait while writes keep joining it (ADR 0050). Each turn is cheap; the cap
- * bounds the wait under a steady stream of writes, where the batch would otherwise never stop growing.
- */
-export const MAX_SETTLE_TURNS = 4;
-
 type Outcome = { ok: true; value: unknown } | { ok: false; error: Error };
 
 /** Batches the writes of one turn of the event loop into one transaction. */
 export class SqliteGroupCommit {
   #queue: Pending[] = [];
   #scheduled = false;
-  /** Queue length at the previous turn of the wait, and turns waited so far. */
-  #seen = 0;
-  #turns = 0;
   /** Largest batch flushed so far (observability for the bench and the tests). */
   largestBatch = 0;
   /** Transactions committed so far. */
@@ -52,28 +44,13 @@ export class SqliteGroupCommit {
       this.#queue.push({ fn, resolve, reject });
       if (!this.#scheduled) {
         this.#scheduled = true;
-        this.#seen = 0;
-        this.#turns = 0;
-        setImmediate(this.#settle);
+        whenSettled(
+          () => this.#queue.length,
+          () => this.#flush(),
+        );
       }
     });
   }
-
-  /**
-   * Flushes once the batch stops growing. setImmediate, not a microtask: each turn lets the event loop read the
-   * I/O that is ready (requests that queued during the previous commit, agents finishing their turns), so their
-   * writes join this batch; while a turn added writes, the batch waits one more, at most `MAX_SETTLE_TURNS`. A
-   * lone write on an idle server waits one empty turn of the loop, microseconds.
-   */
-  readonly #settle = (): void => {
-    if (this.#queue.length > this.#seen && this.#turns < MAX_SETTLE_TURNS) {
-      this.#seen = this.#queue.length;
-      this.#turns++;
-      setImmediate(this.#settle);
-      return;
-    }
-    this.#flush();
-  };
 
   /**
    * Runs the batch in one transaction without savepoints; false (nothing written) if a write threw. BEGIN and

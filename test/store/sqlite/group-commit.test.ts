@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_SETTLE_TURNS, SqliteGroupCommit } from '../../../src/store/sqlite/sqlite-group-commit.js';
+import { MAX_SETTLE_TURNS } from '../../../src/store/sql/settle.js';
+import { SqliteGroupCommit } from '../../../src/store/sqlite/sqlite-group-commit.js';
 import { SqliteTaskStore } from '../../../src/store/sqlite/index.js';
 import { ALICE, claimOf, HOUR, keyOf, makeTask } from '../../store-contract/fixtures/tasks.js';
 
