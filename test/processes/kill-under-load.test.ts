@@ -16,9 +16,11 @@ import { dropSchema, freshSchemaUrl, postgresAvailable } from './postgres-server
 import { cliBuilt, startServe, type ServeProcess } from './serve-process.js';
 import { rpc, userMessage } from './wire.js';
 
-const SENDS = 300;
-/** Killed once this many sends were answered: the rest are in flight, queued or not yet sent. */
-const KILL_AFTER = 100;
+const SENDS = 1000;
+/** Sends in flight at once: as one is answered, the next goes, so a few hundred are in flight at the kill. */
+const WINDOW = 200;
+/** Killed once this many sends were answered: WINDOW of the rest are in flight, the others not sent yet. */
+const KILL_AFTER = 300;
 
 const pgUp = cliBuilt ? await postgresAvailable() : false;
 const dir = mkdtempSync(join(tmpdir(), 'a2a-once-kill-load-'));
@@ -54,14 +56,23 @@ async function scenario(store: string, log: string): Promise<void> {
   );
   let killing: Promise<void> | undefined;
   const url = serve.url;
-  await Promise.allSettled(
-    messages.map(async (message) => {
-      const body = (await rpc(url, 'SendMessage', { message })) as { result?: { task?: Task } };
-      if (!body.result?.task) return;
-      acked.push({ message, task: body.result.task });
-      if (acked.length === KILL_AFTER) killing = serve!.kill9();
-    }),
-  );
+  // A window, not one burst: the server batches whatever has arrived, and a burst of every send at once can be
+  // answered in one batch before a kill lands. With a window there is always work in flight to kill.
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < messages.length && killing === undefined) {
+      const message = messages[next++]!;
+      try {
+        const body = (await rpc(url, 'SendMessage', { message })) as { result?: { task?: Task } };
+        if (!body.result?.task) continue;
+        acked.push({ message, task: body.result.task });
+        if (acked.length === KILL_AFTER) killing = serve!.kill9();
+      } catch {
+        // Cut by the kill: unacknowledged, so the server owes it nothing.
+      }
+    }
+  };
+  await Promise.allSettled(Array.from({ length: WINDOW }, lane));
   await killing;
   expect(acked.length).toBeGreaterThanOrEqual(KILL_AFTER);
   // Some sends were still unanswered at the kill, or the test proves nothing about in-flight work.
