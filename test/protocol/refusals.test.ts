@@ -209,4 +209,33 @@ describe('agent cards (client side)', () => {
     );
     expect(text).toContain('securitySchemes.s: must have exactly one security scheme member');
   });
+
+  // zod's record dropped a "__proto__" key in silence (found by the round-trip property test): the card parsed,
+  // one member short. Every map of the card refuses the key instead, naming where it was.
+  describe('a "__proto__" map key is refused, never dropped', () => {
+    const card = (extra: string): unknown =>
+      JSON.parse(`{"name": "n", "description": "d", "version": "1",
+        "supportedInterfaces": [{"url": "u", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}], ${extra}}`);
+    it.each([
+      [
+        'OAuth scopes',
+        `"securitySchemes": {"oidc": {"oauth2SecurityScheme": {"flows": {"clientCredentials":
+          {"tokenUrl": "http://a.example", "scopes": {"__proto__": "", "read": "r"}}}}}}`,
+        'securitySchemes.oidc.oauth2SecurityScheme.flows.clientCredentials.scopes.__proto__',
+      ],
+      [
+        'security schemes',
+        `"securitySchemes": {"__proto__": {"mtlsSecurityScheme": {}}, "m": {"mtlsSecurityScheme": {}}}`,
+        'securitySchemes.__proto__',
+      ],
+      [
+        'a security requirement',
+        `"securityRequirements": [{"schemes": {"__proto__": {"list": []}}}]`,
+        'securityRequirements[0].schemes.__proto__',
+      ],
+    ])('in %s', (_where, extra, field) => {
+      const text = refusal(() => parseAgentCard(card(extra)), -32006);
+      expect(text).toContain(`${field}: a map key may not be "__proto__"`);
+    });
+  });
 });

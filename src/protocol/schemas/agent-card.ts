@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { wireObject } from './lenient.js';
-import { JsonObjectSchema, stringArray, wireBool } from './scalars.js';
+import { JsonObjectSchema, stringArray, wireBool, wireMap } from './scalars.js';
 
 /** A REQUIRED `repeated string` that may have been omitted because it was empty. */
 const requiredStrings = stringArray.default(() => []);
@@ -16,7 +16,7 @@ function countSet(value: object): number {
 }
 
 /** `map<string, string>` of OAuth scopes to their descriptions. Keys are scope names, never renamed. */
-const scopes = z.record(z.string(), z.string()).optional();
+const scopes = wireMap(z.string()).optional();
 
 /** `AgentInterface`: `protocolBinding` is an open string (`JSONRPC`, `GRPC`, `HTTP+JSON` or a URI). */
 export const AgentInterfaceSchema = wireObject({
@@ -53,7 +53,7 @@ export const StringListSchema = wireObject({ list: requiredStrings });
 
 /** `SecurityRequirement`: scheme names (kept as sent) to required scopes. */
 export const SecurityRequirementSchema = wireObject({
-  schemes: z.record(z.string(), StringListSchema),
+  schemes: wireMap(StringListSchema),
 });
 
 /** `OAuthFlows`: a oneof in v1.0. Reading requires at least one flow: v0.3 cards could list several. */
@@ -132,7 +132,7 @@ export const AgentCardSchema = wireObject({
   documentationUrl: z.string().optional(),
   // REQUIRED, but every member is optional, so a ProtoJSON writer may omit an empty one.
   capabilities: AgentCapabilitiesSchema.default(() => ({})),
-  securitySchemes: z.record(z.string(), SecuritySchemeSchema).optional(),
+  securitySchemes: wireMap(SecuritySchemeSchema).optional(),
   securityRequirements: z.array(SecurityRequirementSchema).optional(),
   defaultInputModes: requiredStrings,
   defaultOutputModes: requiredStrings,

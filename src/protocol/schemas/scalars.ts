@@ -112,3 +112,19 @@ export const JsonObjectSchema = z.custom<JsonObject>(isPlainRecord, {
 
 /** A string list (`repeated string`). */
 export const stringArray = z.array(z.string());
+
+/**
+ * A proto `map<string, V>`. zod's record drops a `__proto__` key without a word (it builds its result by
+ * assignment, and assigning `__proto__` sets the prototype), so such a map would lose a member in silence; it is
+ * refused instead, naming the key (ADR 0031: bad input gets a clear error and loses nothing).
+ */
+export function wireMap<V extends z.ZodType>(value: V) {
+  return z
+    .unknown()
+    .superRefine((input, ctx) => {
+      if (typeof input === 'object' && input !== null && Object.hasOwn(input, '__proto__')) {
+        ctx.addIssue({ code: 'custom', message: 'a map key may not be "__proto__"', path: ['__proto__'] });
+      }
+    })
+    .pipe(z.record(z.string(), value));
+}
