@@ -32,13 +32,15 @@ export function claimKeyTx(
 ): ClaimKeyResult {
   const keyArgs = { tenant: scope.tenant, owner: scope.owner, key: claim.key };
   const max = policy.maxKeysPerScope;
+  // The record a claim inserts, made (its digest computed) once, and only when a key may go in.
+  let fresh: KeyRecord | undefined;
+  const freshKey = (): KeyRecord => (fresh ??= liveKeyRecord(claim, claimDigest(claim), taskId, now));
   // Without a cap nothing has to be checked before a new key goes in, and almost every key is new: insert it if
   // absent, one statement; only a key that was there already is read and looked at.
   if (max === undefined) {
-    const key = liveKeyRecord(claim, claimDigest(claim), taskId, now);
-    if (stmt(SQL.insertKeyIfAbsent).run(keyRowParams(scope, key, now)).changes === 1) {
+    if (stmt(SQL.insertKeyIfAbsent).run(keyRowParams(scope, freshKey(), now)).changes === 1) {
       counts?.claimed(scope);
-      return { outcome: 'claimed', key };
+      return { outcome: 'claimed', key: freshKey() };
     }
   }
   const row = stmt(SQL.selectKey).get(keyArgs) as KeyRow | undefined;
@@ -64,7 +66,7 @@ export function claimKeyTx(
     return { outcome: 'capacity' };
   }
   counts?.claimed(scope);
-  const key = liveKeyRecord(claim, claimDigest(claim), taskId, now);
+  const key = freshKey();
   stmt(SQL.insertKey).run(keyRowParams(scope, key, now));
   return { outcome: 'claimed', key };
 }

@@ -13,6 +13,8 @@ import {
 
 const TASK_PK = 'tenant = @tenant AND owner = @owner AND id = @taskId';
 const KEY_PK = 'tenant = @tenant AND owner = @owner AND key = @key';
+const KEY_INSERT = `INSERT INTO a2a_keys (tenant, owner, key, message_id, digest, task_id, created_at, expires_at,
+    tombstone) VALUES (@tenant, @owner, @key, @messageId, @digest, @taskId, @now, @expiresAt, 0)`;
 const PUSH_PK = 'tenant = @tenant AND owner = @owner AND task_id = @taskId AND id = @configId';
 /** Webhooks with work, due, held by nobody (or a lapsed holder). Its first term is a2a_push_due's predicate. */
 const PUSH_CLAIMABLE = `task_seq > delivered_seq AND next_attempt_at <= @now
@@ -42,12 +44,9 @@ export const SQL = {
     WHERE tenant = @tenant AND owner = @owner AND task_id = @taskId AND seq > @afterSeq ORDER BY seq`,
 
   selectKey: `SELECT ${KEY_COLUMNS} FROM a2a_keys WHERE ${KEY_PK}`,
-  insertKey: `INSERT INTO a2a_keys (tenant, owner, key, message_id, digest, task_id, created_at, expires_at, tombstone)
-    VALUES (@tenant, @owner, @key, @messageId, @digest, @taskId, @now, @expiresAt, 0)`,
+  insertKey: KEY_INSERT,
   // The claim without a cap: one statement, and `changes` says whether the key was new.
-  insertKeyIfAbsent: `INSERT INTO a2a_keys (tenant, owner, key, message_id, digest, task_id, created_at, expires_at, tombstone)
-    VALUES (@tenant, @owner, @key, @messageId, @digest, @taskId, @now, @expiresAt, 0)
-    ON CONFLICT (tenant, owner, key) DO NOTHING`,
+  insertKeyIfAbsent: `${KEY_INSERT} ON CONFLICT (tenant, owner, key) DO NOTHING`,
   tombstoneKey: `UPDATE a2a_keys SET tombstone = 1, tombstoned_at = @now WHERE ${KEY_PK}`,
   deleteKey: `DELETE FROM a2a_keys WHERE ${KEY_PK}`,
   releaseKey: `DELETE FROM a2a_keys WHERE ${KEY_PK} AND task_id = @taskId AND tombstone = 0`,

@@ -26,11 +26,15 @@ function freshDb(): BetterSqlite3.Database {
   return db;
 }
 
+/** A fresh database, a group commit on it, and an insert into its table. */
+function freshGroup() {
+  const db = freshDb();
+  return { db, group: new SqliteGroupCommit(db), insert: db.prepare('INSERT INTO t (k, v) VALUES (?, ?)') };
+}
+
 describe('SqliteGroupCommit', () => {
   it('commits the writes queued in one turn together, and resolves each with its own result', async () => {
-    const db = freshDb();
-    const group = new SqliteGroupCommit(db);
-    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const { db, group, insert } = freshGroup();
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => group.run(() => insert.run(`k${i}`, i).changes)),
     );
@@ -44,9 +48,7 @@ describe('SqliteGroupCommit', () => {
   });
 
   it('a write that throws is rolled back alone; the others of its batch commit', async () => {
-    const db = freshDb();
-    const group = new SqliteGroupCommit(db);
-    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const { db, group, insert } = freshGroup();
     const outcomes = await Promise.allSettled([
       group.run(() => insert.run('a', 1)),
       group.run(() => {
@@ -120,9 +122,7 @@ describe('SqliteGroupCommit', () => {
   });
 
   it('writes made while a batch is pending join it; later ones form the next batch', async () => {
-    const db = freshDb();
-    const group = new SqliteGroupCommit(db);
-    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const { db, group, insert } = freshGroup();
     const first = group.run(() => insert.run('1', 1));
     const second = group.run(() => insert.run('2', 2));
     await Promise.all([first, second]);
@@ -132,9 +132,7 @@ describe('SqliteGroupCommit', () => {
   });
 
   it('waits while writes keep arriving turn after turn, so they share one commit', async () => {
-    const db = freshDb();
-    const group = new SqliteGroupCommit(db);
-    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const { db, group, insert } = freshGroup();
     // One write now, then one more at each of the next turns of the event loop: agents finishing, requests
     // read. Flushed at the first turn, as the batch used to be, they would take four commits.
     const writes = [group.run(() => insert.run('0', 0))];
@@ -149,9 +147,7 @@ describe('SqliteGroupCommit', () => {
   });
 
   it('a steady stream of writes does not hold a batch back for more than MAX_SETTLE_TURNS turns', async () => {
-    const db = freshDb();
-    const group = new SqliteGroupCommit(db);
-    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const { db, group, insert } = freshGroup();
     const first = group.run(() => insert.run('first', 0));
     let firstDone = false;
     void first.then(() => (firstDone = true));
@@ -170,9 +166,7 @@ describe('SqliteGroupCommit', () => {
   });
 
   it('a lone write commits after one empty turn of the event loop', async () => {
-    const db = freshDb();
-    const group = new SqliteGroupCommit(db);
-    const insert = db.prepare('INSERT INTO t (k, v) VALUES (?, ?)');
+    const { db, group, insert } = freshGroup();
     let done = false;
     const w = group.run(() => insert.run('alone', 1)).then(() => (done = true));
     await new Promise((r) => setImmediate(r));
