@@ -49,7 +49,9 @@ import { PushDispatcher } from './push/push-dispatcher.js';
 import { resolvePushOptions, type ResolvedPushOptions } from './push/push-options.js';
 import { checkWebhookAtCreation, WebhookTargetError } from './push/webhook-url-guard.js';
 import type { RequestHandler } from './request-handler.js';
+import { LostCreations } from './recovery/lost-creation.js';
 import { TaskRecovery } from './recovery/task-recovery.js';
+import { DEFAULT_WRITE_RETRY } from './runner/write-retry.js';
 import { Runner } from './runner/runner.js';
 import { defaultWorkerName, TurnLeases } from './runner/turn-lease.js';
 import { shapeTask } from './task-events.js';
@@ -72,6 +74,8 @@ export class A2ARequestHandler implements RequestHandler {
   readonly #pushOptions: ResolvedPushOptions | undefined;
   readonly #admission: AdmissionConfig;
   readonly #required: string[];
+  /** New tasks whose creation answer was lost, looked for until the store answers (ADR 0052). */
+  readonly #lostCreations: LostCreations;
 
   constructor(options: A2AServerOptions) {
     this.options = resolveServerOptions(options);
@@ -86,7 +90,8 @@ export class A2ARequestHandler implements RequestHandler {
       ? new PushDispatcher(o.store, pushOptions, o.logger, o.clock, `${workerName}:push`)
       : undefined;
     this.push = dispatcher;
-    this.runner = new Runner(o.store, o.agent, o.logger, o.clock, undefined, {
+    const retry = { ...DEFAULT_WRITE_RETRY, writeBudgetMs: o.storeWriteBudgetMs };
+    this.runner = new Runner(o.store, o.agent, o.logger, o.clock, retry, {
       leaseMs: o.leaseMs,
       maxStepResultBytes: o.maxStepResultBytes,
       ...(dispatcher
@@ -94,7 +99,16 @@ export class A2ARequestHandler implements RequestHandler {
         : {}),
     });
     const leases = (this.leases = new TurnLeases(workerName, o.leaseMs));
+    const lost = (this.#lostCreations = new LostCreations({
+      store: o.store,
+      runner: this.runner,
+      clock: o.clock,
+      logger: o.logger,
+      leases,
+      retry,
+    }));
     this.recovery = new TaskRecovery({
+      lostCreations: lost,
       store: o.store,
       runner: this.runner,
       clock: o.clock,
@@ -112,6 +126,8 @@ export class A2ARequestHandler implements RequestHandler {
       expiredKeys: o.expiredKeys,
       metrics: o.metrics,
       logger: o.logger,
+      retry,
+      onUnresolvedCreate: (scope, input) => lost.add(scope, input),
     };
   }
 
@@ -427,6 +443,7 @@ export class A2ARequestHandler implements RequestHandler {
 
   /** Waits for running turns to finish (renewing their leases meanwhile), then closes the store. */
   async close(): Promise<void> {
+    this.#lostCreations.close();
     await this.runner.drain();
     this.runner.close();
     await this.push?.close();

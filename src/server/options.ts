@@ -63,6 +63,12 @@ export interface A2AServerOptions {
   /** The largest result a durable step may record, in bytes of JSON (default 256 KiB; ADR 0038). */
   maxStepResultBytes?: number;
   /**
+   * How long a write the store fails (throws) is retried, the same write each time, before it is given up
+   * (default 10 s): an agent's writes (ADR 0029), and a send's claim-and-create or continuation (ADR 0052). 0
+   * tries once.
+   */
+  storeWriteBudgetMs?: number;
+  /**
    * Push delivery (docs/semantics.md §5, ADR 0045): when the card declares `capabilities.pushNotifications`,
    * the server delivers every event of a task to its webhooks, with these settings (signing secret, private
    * targets, timeouts). `false` turns delivery off, and the card then says `pushNotifications: false`: a card
@@ -91,6 +97,7 @@ export interface ResolvedServerOptions {
   readonly leaseMs: number;
   readonly recovery: false | RecoveryOptions;
   readonly maxStepResultBytes: number;
+  readonly storeWriteBudgetMs: number;
   readonly push: false | PushDeliveryOptions;
   readonly metrics: ServerMetrics;
   readonly logger: ServerLogger;
@@ -119,6 +126,7 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
       'maxStepResultBytes',
       o.maxStepResultBytes ?? DEFAULT_MAX_STEP_RESULT_BYTES,
     ),
+    storeWriteBudgetMs: wholeAtLeastZero('storeWriteBudgetMs', o.storeWriteBudgetMs ?? 10_000),
     push: o.push ?? {},
     metrics: o.metrics ?? noopMetrics,
     logger: o.logger ?? jsonLineLogger(), // warn and error on stderr (ADR 0029); pass silentLogger for none
@@ -137,5 +145,11 @@ function keyCapOf(given: number | false | undefined, store: TaskStore): number |
 
 function positiveWhole(name: string, n: number): number {
   if (!Number.isSafeInteger(n) || n <= 0) throw new RangeError(`${name} must be a positive whole number`);
+  return n;
+}
+
+function wholeAtLeastZero(name: string, n: number): number {
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new RangeError(`${name} must be a whole number >= 0, got ${n}`);
   return n;
 }

@@ -86,7 +86,12 @@ export interface CreateTaskInput {
 
 /** Result of `createTask`. Only `created` wrote anything. */
 export type CreateTaskResult =
-  | { readonly outcome: 'created'; readonly record: StoredTask }
+  /**
+   * The task is stored. `landedEarlier`: by an earlier application of this very input whose answer was lost (the
+   * caller retried it): the task id is minted per send, so a key or a task already holding it can only come from
+   * that earlier application, and `record` is the task as it stands now (docs/semantics.md §4 "Lost answers").
+   */
+  | { readonly outcome: 'created'; readonly record: StoredTask; readonly landedEarlier?: boolean }
   /** The key is live and held (by this message or another): the caller decides replay or conflict. */
   | { readonly outcome: 'held'; readonly key: KeyRecord }
   /** The key exists only as a tombstone: it expired, and `onExpiredKey` was `refuse`. */
@@ -140,6 +145,14 @@ export interface TaskWrite {
   /** Marks the record as a direct-message outcome carrying this reply. */
   readonly reply?: Message;
   /**
+   * Names this write, the same on every attempt of it (docs/semantics.md §4 "Lost answers", ADR 0052). The store
+   * keeps the id of the last write applied to the task, and applies a write only if that id is not its own: a
+   * retry of a write that landed though its answer was lost (a connection cut after COMMIT, a group commit's
+   * fallback) is answered as landed (`landedEarlier`) and never applied twice. Unique per process and task write;
+   * at most 128 characters.
+   */
+  readonly writeId?: string;
+  /**
    * The lease after the write: a grant sets it (a new turn, a takeover) to `owner` until now + `ttlMs`; `null`
    * clears it (the turn ended: interrupted or finished); left out, the lease is unchanged.
    */
@@ -171,7 +184,11 @@ export type StepResult =
 
 /** Result of `commit`. */
 export type CommitResult =
-  | { readonly ok: true; readonly record: StoredTask }
+  /**
+   * Applied; `landedEarlier` when an earlier attempt of this write (same `writeId`) was applied and its answer
+   * lost: nothing was applied now, and `record` is the task as it stands.
+   */
+  | { readonly ok: true; readonly record: StoredTask; readonly landedEarlier?: boolean }
   /** The fence or version moved (or the task is gone): the writer is stale and must stop. */
   | { readonly ok: false; readonly current: StoredTask | undefined };
 
@@ -222,8 +239,11 @@ export interface TaskStore {
 
   /**
    * Compare-and-set: applies `write` only if the stored fence equals `expectFence` (and the seq equals
-   * `expectSeq` when given), then appends its events with consecutive sequence numbers, in one atomic step.
-   * Of concurrent writes expecting the same fence and seq, exactly one succeeds.
+   * `expectSeq` when given), the task is not terminal (a finished task takes no further write, so never a second
+   * terminal event), and the task's last applied write is not `write.writeId`; then appends its events with
+   * consecutive sequence numbers, in one atomic step. Of concurrent writes expecting the same fence and seq,
+   * exactly one succeeds. A write whose `writeId` is the task's last applied write is answered
+   * `{ ok: true, landedEarlier: true }` with the record as it stands, applying nothing.
    */
   commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult>;
 
@@ -359,4 +379,32 @@ export interface TaskStore {
 
   /** Releases connections and timers. */
   close(): Promise<void>;
+}
+
+/** The longest `writeId` a store keeps. */
+export const MAX_WRITE_ID_LENGTH = 128;
+
+/**
+ * A commit that did not match: answered as landed when the task's last applied write is this very write (an
+ * earlier attempt whose answer was lost, ADR 0052), refused otherwise. Every store decides it the same way.
+ */
+export function refusedOrLanded(
+  write: TaskWrite,
+  current: StoredTask | undefined,
+  lastWriteId: string | null | undefined,
+): CommitResult {
+  if (current !== undefined && write.writeId !== undefined && lastWriteId === write.writeId) {
+    return { ok: true, record: current, landedEarlier: true };
+  }
+  return { ok: false, current };
+}
+
+/**
+ * Whether `existing`, found under the id of a task `input` was about to create, is that very task, created by an
+ * earlier application of `input` whose answer was lost: task ids are minted per send, and the creating message
+ * is the first of its history. A task of that id made by anything else is not recognised (ADR 0052).
+ */
+export function createdEarlier(input: CreateTaskInput, existing: StoredTask): boolean {
+  const first = input.task.history?.[0]?.messageId;
+  return first !== undefined && existing.task.history?.[0]?.messageId === first;
 }

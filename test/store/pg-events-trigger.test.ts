@@ -138,7 +138,8 @@ describe(`PostgreSQL events go with their task by trigger (${backend.kind})`, ()
     const pool = freshPool();
     await pool.query(`CREATE SCHEMA ${t.quotedSchema}`);
     await pool.query(pgLedger(t));
-    for (const m of pgMigrations(t).filter((x) => x.version <= 6)) {
+    // Version 6, plus the write id column of version 8 that today's commits write (this build writes the tasks).
+    for (const m of pgMigrations(t).filter((x) => x.version <= 6 || x.version === 8)) {
       for (const sql of m.statements) await pool.query(sql);
       await pool.query(`INSERT INTO ${t.migrations} VALUES ($1, $2, 0)`, [m.version, m.name]);
     }

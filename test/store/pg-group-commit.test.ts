@@ -277,8 +277,8 @@ describe.skipIf(backend.kind !== 'server')('PostgreSQL statistics of a fresh tas
     const c = await pool.connect();
     try {
       await c.query('SET plan_cache_mode = force_generic_plan');
-      const types = Array.from({ length: 20 }, (_, i) =>
-        [5, 6, 12, 13, 17, 18].includes(i)
+      const types = Array.from({ length: 21 }, (_, i) =>
+        [5, 6, 12, 13, 18, 19].includes(i)
           ? 'int[]'
           : [10, 14].includes(i)
             ? 'boolean[]'

@@ -148,6 +148,7 @@ describe('PostgreSQL task lookups before any ANALYZE', () => {
     false,
     null,
     null,
+    null,
     [],
   ];
   it.each([

@@ -106,7 +106,9 @@ describe.each([
     try {
       const clock = new ManualClock();
       const store = db.open(clock);
-      expect((await store.migrate()).applied).toEqual(name === 'PostgreSQL' ? [3, 4, 5, 6, 7] : [3, 4, 5, 6]);
+      expect((await store.migrate()).applied).toEqual(
+        name === 'PostgreSQL' ? [3, 4, 5, 6, 7, 8] : [3, 4, 5, 6, 7],
+      );
       expect(await db.hasLeaseIndex()).toBe(true);
       const before = await store.getTask(ALICE, 'old');
       expect(before).toEqual({ task: OLD, kind: 'task', fence: 2, seq: 3, createdAt: 1000, updatedAt: 1000 });

@@ -35,9 +35,18 @@ import type { SendMessageRequest, TaskPushNotificationConfig } from '../../proto
 import type { Clock } from '../../store/clock.js';
 import type { StoredTask } from '../../store/records.js';
 import type { Scope } from '../../store/scope.js';
-import type { CreateTaskInput, LeaseGrant, TaskStore } from '../../store/task-store.js';
+import type {
+  CreateTaskInput,
+  CreateTaskResult,
+  LeaseGrant,
+  TaskStore,
+  TaskWrite,
+} from '../../store/task-store.js';
 import type { CallContext } from '../call-context.js';
+import { errorFields, logSafely } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
+import { newWriteId } from '../runner/write-id.js';
+import { retryThrown, type WriteRetryPolicy } from '../runner/write-retry.js';
 import { ADMISSION_COUNTER, type AdmissionOutcome, type ServerMetrics } from '../observability/metrics.js';
 import { CRASH_ARMED, reachCrashPoint } from '../testing/crash-points.js';
 import { assertPlainJson } from './admissible-input.js';
@@ -56,6 +65,16 @@ export interface AdmissionConfig {
   readonly logger: ServerLogger;
   /** The worker lease of the turn that will run under `fence`, granted in the write that admits it (ADR 0037). */
   readonly lease?: (fence: number) => LeaseGrant;
+  /**
+   * How an admitting write (claim-and-create, a continuation's commit) is retried when the store throws: the same
+   * write each time, so one that landed though its answer was lost is recognised and its turn started (ADR 0052).
+   */
+  readonly retry?: WriteRetryPolicy;
+  /**
+   * Told of a new task whose claim-and-create kept failing after it may have landed: nothing was started, so the
+   * server looks for it once the store answers, and starts it if it is there (ADR 0052).
+   */
+  readonly onUnresolvedCreate?: (scope: Scope, input: CreateTaskInput) => void;
 }
 
 /** What admission decided; the handler then runs or attaches. */
@@ -220,14 +239,22 @@ async function admitToExistingTask(
         timestamp: isoAt(cfg.clock.now()),
       };
       const task: Task = { ...cur.task, status, history: [...(cur.task.history ?? []), stored] };
-      const res = await cfg.store.commit(scope, taskId, {
+      const write: TaskWrite = {
         expectFence: cur.fence,
         expectSeq: cur.seq,
         nextFence: cur.fence + 1,
         task,
         events: [{ statusUpdate: { taskId, contextId: cur.task.contextId ?? '', status } }],
         lease: cfg.lease?.(cur.fence + 1),
-      });
+        writeId: newWriteId(),
+      };
+      const res = await retried(
+        cfg,
+        () => cfg.store.commit(scope, taskId, write),
+        'continuation',
+        taskId,
+        key,
+      );
       if (res.ok) {
         claimed = false; // the key now belongs to a continuation that happened
         return { kind: 'continued', scope, record: res.record, message: stored };
@@ -337,9 +364,20 @@ async function admitNewTask(
     input.onExpiredKey = cfg.expiredKeys === 'refuse' ? 'refuse' : 'replace';
   }
   if (inlinePushConfig) input.pushConfigs = [{ ...inlinePushConfig, taskId }];
-  const res = await cfg.store.createTask(scope, input);
+  let res: CreateTaskResult;
+  try {
+    res = await retried(cfg, () => cfg.store.createTask(scope, input), 'claim-and-create', taskId, key);
+  } catch (err) {
+    // It may have landed all the same: the server looks for it when the store answers (ADR 0052).
+    cfg.onUnresolvedCreate?.(scope, input);
+    throw err;
+  }
   switch (res.outcome) {
     case 'created':
+      // An earlier attempt created it, its answer lost: ours to start, unless it moved on meanwhile (a takeover
+      // by recovery already runs it).
+      if (res.landedEarlier && (res.record.fence !== 1 || res.record.seq !== 0))
+        return { kind: 'replay', scope, record: res.record, message };
       if (CRASH_ARMED) reachCrashPoint('after-claim'); // test-only (ADR 0041): task and key stored, agent not started
       return { kind: 'created', scope, record: res.record, message: stored };
     case 'held': {
@@ -374,4 +412,27 @@ function expired(): A2AError {
     message:
       'Idempotency key has expired: the send it protected may already have run; send again with a new key if you mean to',
   });
+}
+
+/**
+ * An admitting write, retried when the store throws (a dropped connection, a lost answer), the same write each
+ * time: the store recognises one that landed (ADR 0052). Without a policy, one attempt.
+ */
+function retried<T>(
+  cfg: AdmissionConfig,
+  write: () => Promise<T>,
+  what: string,
+  taskId: string,
+  key: string | undefined,
+): Promise<T> {
+  if (!cfg.retry) return write();
+  return retryThrown(write, cfg.retry, cfg.retry.writeBudgetMs, (err, attempt, retryInMs) =>
+    logSafely(cfg.logger, 'warn', 'store write failed; retrying', {
+      taskId,
+      write: what,
+      attempt,
+      retryInMs,
+      ...errorFields(err, key),
+    }),
+  );
 }

@@ -23,6 +23,7 @@ import { agentMessage } from '../runner/message-init.js';
 import type { Runner } from '../runner/runner.js';
 import type { TurnLeases } from '../runner/turn-lease.js';
 import { applyStatusUpdate } from '../task-events.js';
+import type { LostCreations } from './lost-creation.js';
 import {
   leaseLapsed,
   lostTurnOf,
@@ -61,6 +62,8 @@ export interface TaskRecoveryInit {
   readonly resumable: boolean;
   readonly maxResumes?: number;
   readonly batchSize?: number;
+  /** This process's new tasks whose creation answer was lost: started, never failed as lost (ADR 0052). */
+  readonly lostCreations?: LostCreations;
 }
 
 type Outcome = 'resumed' | 'failed' | 'renewed' | 'skipped';
@@ -132,6 +135,12 @@ export class TaskRecovery {
       const renewal = await local.renewLease();
       const latest = (await store.getTask(scope, taskId)) ?? record;
       return { outcome: renewal === 'renewed' ? 'renewed' : 'skipped', record: latest };
+    }
+    if (this.init.lostCreations?.isUnstarted(scope, record)) {
+      // Its agent never started: this process never got the answer that created it. Started, not failed.
+      const started = await this.init.lostCreations.start(scope, record);
+      if (started) return { outcome: 'resumed', record: started };
+      return { outcome: 'skipped', record: (await store.getTask(scope, taskId)) ?? record };
     }
     const turn = lostTurnOf(record.task);
     const resumes = resumesOf(record.task);

@@ -54,6 +54,7 @@ import {
   type WriteStep,
 } from './turn-write.js';
 import { WriteBehind } from './write-behind.js';
+import { newWriteId } from './write-id.js';
 import {
   commitPinned,
   retryAfterThrow,
@@ -298,8 +299,10 @@ export class TaskWorker implements AgentContext {
       if (this.#lost) throw this.#lost;
       const cur = this.#current;
       const t = this.#target;
-      // Built from the stored record at each attempt, so its timestamps say when it was stored.
-      const build = (): TaskWrite => foldWrites(cur.task, steps, t.fence);
+      // Built from the stored record at each attempt, so its timestamps say when it was stored; one write id for
+      // every attempt, so an attempt that landed though its answer was lost is recognised (ADR 0052).
+      const writeId = newWriteId();
+      const build = (): TaskWrite => foldWrites(cur.task, steps, t.fence, writeId);
       const write = build();
       let res: CommitResult | RetriedWrite;
       try {
@@ -365,6 +368,7 @@ export class TaskWorker implements AgentContext {
       if (this.#aborted) return 'stale';
       const cur = this.#current;
       if (!this.isActive) return 'settled';
+      const writeId = newWriteId();
       const build = (): TaskWrite => {
         const status: TaskStatus = {
           state: 'TASK_STATE_FAILED',
@@ -373,7 +377,13 @@ export class TaskWorker implements AgentContext {
         };
         const ev: TaskStatusUpdateEvent = { taskId: this.taskId, contextId: this.contextId, status };
         const task = applyStatusUpdate(cur.task, ev);
-        return { expectFence: this.#target.fence, task, events: [{ statusUpdate: ev }], lease: null };
+        return {
+          expectFence: this.#target.fence,
+          task,
+          events: [{ statusUpdate: ev }],
+          lease: null,
+          writeId,
+        };
       };
       const res = await commitPinned(this.#target, cur, build, this.#policy.failBudgetMs, 'status FAILED');
       if (!res.ok) {

@@ -82,7 +82,12 @@ export function replyStep(clock: Clock, message: Message): WriteStep {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** `steps` applied in order to `task`, as one compare-and-set under `fence` carrying all their events. */
-export function foldWrites(task: Task, steps: readonly WriteStep[], fence: number): TaskWrite {
+export function foldWrites(
+  task: Task,
+  steps: readonly WriteStep[],
+  fence: number,
+  writeId?: string,
+): TaskWrite {
   const events: StreamResponse[] = [];
   let reply: Message | undefined;
   for (const s of steps) {
@@ -92,6 +97,7 @@ export function foldWrites(task: Task, steps: readonly WriteStep[], fence: numbe
     if (next.reply) reply = next.reply;
   }
   const write: Mutable<TaskWrite> = { expectFence: fence, task, events };
+  if (writeId !== undefined) write.writeId = writeId;
   if (reply) write.reply = reply;
   // The turn's final write (finished, interrupted, a direct reply) releases the lease with it (ADR 0037).
   if (reply || !isRunning(task.status.state)) write.lease = null;

@@ -150,10 +150,36 @@ export async function retryAfterThrow(
  * under its fence, so an earlier attempt of ours landed (its acknowledgement was lost) and that is the record.
  */
 function judge(t: WriteTarget, base: StoredTask, res: CommitResult): RetriedWrite {
-  if (res.ok) return { ok: true, record: res.record, landedEarlier: false };
+  if (res.ok) return { ok: true, record: res.record, landedEarlier: res.landedEarlier === true };
   const cur = res.current;
   if (cur !== undefined && cur.fence === t.fence && cur.seq !== base.seq) {
     return { ok: true, record: cur, landedEarlier: true };
   }
   return res;
+}
+
+/**
+ * Runs one write again after thrown errors, the same write each time (its `writeId` lets the store recognise an
+ * attempt that landed though its answer was lost, ADR 0052), with the backoff of `policy`, until `budgetMs` of
+ * waiting is spent; then the last error is thrown. For the writes that are not a worker's: a continuation's
+ * admitting commit, a new task's claim-and-create, a takeover, a cancel.
+ */
+export async function retryThrown<T>(
+  attempt: () => Promise<T>,
+  policy: WriteRetryPolicy,
+  budgetMs: number,
+  onRetry: (err: unknown, attempt: number, delayMs: number) => void,
+): Promise<T> {
+  let waited = 0;
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (waited >= budgetMs) throw err;
+      const delay = Math.min(retryDelay(n - 1, policy), budgetMs - waited);
+      onRetry(err, n, delay);
+      await policy.sleep(delay);
+      waited += delay;
+    }
+  }
 }

@@ -37,6 +37,8 @@ export class TaskEntry implements Queued<TaskEntry> {
   steps: Map<string, RecordedStep> | undefined = undefined;
   /** When the task's delegating parent last renewed its lease (ADR 0044); none until it first does. */
   parentRenewedAt: number | undefined = undefined;
+  /** The `writeId` of the last write applied (ADR 0052): a retry of it is answered as landed. */
+  lastWriteId: string | undefined = undefined;
 
   constructor(
     public record: StoredTask,

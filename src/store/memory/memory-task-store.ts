@@ -16,7 +16,7 @@ import type { PushDelivery, PushDeliveryState, PushOutcome } from '../push-deliv
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
 import { StoreError } from '../sql/store-error.js';
-import { checkLeaseGrant, leaseAfter, leaseAt } from '../sql/worker-lease.js';
+import { checkLeaseGrant, checkWriteId, leaseAfter, leaseAt } from '../sql/worker-lease.js';
 import type {
   ClaimKeyInput,
   ClaimKeyResult,
@@ -32,6 +32,7 @@ import type {
   TaskStore,
   TaskWrite,
 } from '../task-store.js';
+import { createdEarlier, refusedOrLanded } from '../task-store.js';
 import { eventsAfter } from './memory-event-log.js';
 import { nextRecordOf, watchEvents } from './memory-follow.js';
 import * as leases from './memory-leases.js';
@@ -39,7 +40,7 @@ import { emptyPage } from './memory-list.js';
 import { TaskEntry, type MemoryPartition } from './memory-partition.js';
 import { claimDeliveries, deleteConfig, deliveryState, putConfig, recordDelivery } from './memory-push.js';
 import { dropPastTtl, purge, sweep } from './memory-retention.js';
-import { MemoryState, storedTask } from './memory-state.js';
+import { isFinished, MemoryState, storedTask } from './memory-state.js';
 
 /** Options of the in-memory store. */
 export interface MemoryTaskStoreOptions {
@@ -149,8 +150,14 @@ export class MemoryTaskStore implements TaskStore {
     let p = state.partition(scope);
     const same = p?.tasks?.get(id);
     if (same !== undefined) {
-      if (!state.isPastTtl(same.record, now))
+      if (!state.isPastTtl(same.record, now)) {
+        // A retry of this very creation whose answer was lost (ADR 0052): it is there, and nothing is written.
+        // A keyed creation wrote its key with the task, so the key must point at it too.
+        const claim = input.claim;
+        if (createdEarlier(input, same.record) && (!claim || p?.keys?.get(claim.key)?.taskId === id))
+          return { outcome: 'created', record: same.record, landedEarlier: true };
         throw new StoreError('TASK_EXISTS', `task ${id} already exists in this scope`);
+      }
       // Gone for every reader already, only not swept yet.
       state.removeTask(same, now);
     }
@@ -258,12 +265,20 @@ export class MemoryTaskStore implements TaskStore {
     const entry = this.#state.partition(scope)?.tasks?.get(taskId);
     if (!entry) return { ok: false, current: undefined };
     const cur = entry.record;
-    if (cur.fence !== write.expectFence || (write.expectSeq !== undefined && cur.seq !== write.expectSeq)) {
-      return { ok: false, current: cur };
+    const writeId = checkWriteId(write.writeId);
+    if (
+      cur.fence !== write.expectFence ||
+      (write.expectSeq !== undefined && cur.seq !== write.expectSeq) ||
+      // Its own earlier attempt landed (ADR 0052), or the task is finished: it takes no further write.
+      (writeId !== undefined && entry.lastWriteId === writeId) ||
+      isFinished(cur)
+    ) {
+      return refusedOrLanded(write, cur, entry.lastWriteId);
     }
     const now = this.#clock.now();
     const fence = write.nextFence ?? cur.fence;
     const lease = leaseAfter(cur.lease, write.lease, now);
+    entry.lastWriteId = writeId;
     return {
       ok: true,
       record: this.#state.applyWrite(entry, write.task, write.events, fence, write.reply, lease, now),

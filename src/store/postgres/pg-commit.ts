@@ -7,8 +7,8 @@
  */
 import type { Scope } from '../scope.js';
 import { deriveColumns, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
-import { leaseAt } from '../sql/worker-lease.js';
-import type { CommitResult, TaskWrite } from '../task-store.js';
+import { checkWriteId, leaseAt } from '../sql/worker-lease.js';
+import { refusedOrLanded, type CommitResult, type TaskWrite } from '../task-store.js';
 import type { PgQueryable } from './pg-pool-like.js';
 import type { PgStatements } from './pg-statements.js';
 import type { PgTables } from './pg-tables.js';
@@ -38,14 +38,20 @@ export async function commitPg(
   ]);
   const row = updated.rows[0];
   if (!row) {
-    const current = (await c.query(sql.selectTask, [scope.tenant, scope.owner, taskId])).rows[0];
-    return { ok: false, current: current ? toStoredTask(current as unknown as TaskRow) : undefined };
+    // Refused, or an earlier attempt of this write landed (ADR 0052): the row says which.
+    const current = (await c.query(sql.selectTaskWriteId, [scope.tenant, scope.owner, taskId])).rows[0];
+    return refusedOrLanded(
+      write,
+      current ? toStoredTask(current as unknown as TaskRow) : undefined,
+      typeof current?.write_id === 'string' ? current.write_id : undefined,
+    );
   }
   return committed(row, write);
 }
 
-/** The parameters $1..$17 of `commitTask` (and, an array each, of `commitTaskMany`). */
+/** The parameters $1..$18 of `commitTask` (and, an array each, of `commitTaskMany`). */
 export function commitValues(scope: Scope, taskId: string, write: TaskWrite, now: number): unknown[] {
+  const writeId = checkWriteId(write.writeId);
   const d = deriveColumns(write.task, write.reply ? 'message' : 'task');
   const lease = write.lease ? leaseAt(write.lease, now) : undefined;
   return [
@@ -66,6 +72,7 @@ export function commitValues(scope: Scope, taskId: string, write: TaskWrite, now
     write.lease !== undefined,
     lease?.owner ?? null,
     lease?.expiresAt ?? null,
+    writeId ?? null,
   ];
 }
 

@@ -5,12 +5,11 @@
 import type { Task } from '../../protocol/model.js';
 import type { TaskLease } from '../records.js';
 import type { Scope } from '../scope.js';
-import { createdTaskRecord, deriveColumns } from '../sql/sql-rows.js';
+import { createdTaskRecord, deriveColumns, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
 import { leaseAt } from '../sql/worker-lease.js';
-import type { CreateTaskInput, CreateTaskResult } from '../task-store.js';
 import { claimKeyPg, type PgClaimContext } from './pg-claim-key.js';
-import { claimDigest } from '../task-store.js';
+import { claimDigest, createdEarlier, type CreateTaskInput, type CreateTaskResult } from '../task-store.js';
 import type { PgQueryable } from './pg-pool-like.js';
 import type { PgStatements } from './pg-statements.js';
 import type { KeyCountCache } from '../sql/key-count-cache.js';
@@ -82,18 +81,39 @@ export async function createTaskPg(
   if (input.claim) {
     // The key goes first: if the task insert then fails, the rollback takes the claim with it.
     const claimed = await claimKeyPg(ctx, scope, input.claim, task.id, input, now);
+    if (claimed.outcome === 'held' && claimed.key.taskId === task.id) {
+      // Held for this very task id: an earlier application of this input landed, its answer lost (ADR 0052).
+      const earlier = await landed(ctx, scope, input);
+      if (earlier) return earlier;
+    }
     if (claimed.outcome !== 'claimed') return claimed;
   }
   // The worker's lease goes in with the row: the task is never visible without the lease its first turn holds.
   const lease = input.lease ? leaseAt(input.lease, now) : undefined;
   const inserted = await c.query(sql.insertTask, taskInsertValues(scope, task, now, lease));
   if (inserted.rows.length === 0) {
+    // Unkeyed only: a keyed creation that landed wrote its key with the task, and was recognised above.
+    const earlier = input.claim ? undefined : await landed(ctx, scope, input);
+    if (earlier) return earlier;
     throw new StoreError('TASK_EXISTS', `task ${task.id} already exists in this scope`);
   }
   for (const p of input.pushConfigs ?? []) {
     if (p.id) await c.query(sql.putPushConfig, [scope.tenant, scope.owner, task.id, p.id, JSON.stringify(p)]);
   }
   return { outcome: 'created', record: createdTaskRecord(task, now, lease) };
+}
+
+/** The task an earlier application of `input` created, if it is there (`createdEarlier`), as `created`. */
+async function landed(
+  ctx: PgClaimContext,
+  scope: Scope,
+  input: CreateTaskInput,
+): Promise<CreateTaskResult | undefined> {
+  const row = (await ctx.c.query(ctx.sql.selectTask, [scope.tenant, scope.owner, input.task.id])).rows[0];
+  const record = row ? toStoredTask(row as unknown as TaskRow) : undefined;
+  return record && createdEarlier(input, record)
+    ? { outcome: 'created', record, landedEarlier: true }
+    : undefined;
 }
 
 /** The parameters $1..$11 of a new task's row, as `insertTask` and `claimAndCreate` take them. */

@@ -91,7 +91,7 @@ export async function commitMany(
       events.push(text);
     }),
   );
-  const { rows: done } = await db.query(sql.commitTaskMany, [...columns(rows, 17), owners, places, events]);
+  const { rows: done } = await db.query(sql.commitTaskMany, [...columns(rows, 18), owners, places, events]);
   const byPlace = new Map(done.map((r) => [Number(r.ord), r]));
   return items.map((x, i) => {
     const row = byPlace.get(i + 1);

@@ -224,5 +224,13 @@ export function pgMigrations(t: PgTables): readonly Migration[] {
         $$`,
       ],
     },
+    {
+      version: 8,
+      name: 'the id of the last write applied to each task',
+      statements: [
+        // A retry of a write whose answer was lost is recognised by it and answered as landed (ADR 0052).
+        `ALTER TABLE ${t.tasks} ADD COLUMN write_id TEXT`,
+      ],
+    },
   ];
 }

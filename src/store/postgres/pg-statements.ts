@@ -33,6 +33,9 @@ export function pgStatements(t: PgTables) {
     `status_state IN ${INTERRUPTED_STATES_SQL} AND updated_at <= ${cutoff} AND kind = 'task'`;
   return {
     selectTask: `SELECT ${TASK_COLUMNS} FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`,
+    // A refused commit's view: the task and the id of its last applied write (ADR 0052).
+    selectTaskWriteId: `SELECT ${TASK_COLUMNS}, write_id FROM ${t.tasks}
+      WHERE tenant = $1 AND owner = $2 AND id = $3`,
     taskSeq: `SELECT seq FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`,
     taskExists: `SELECT 1 AS one FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3`,
     insertTask: `INSERT INTO ${t.tasks} (tenant, owner, id, kind, task, reply, fence, seq, status_state, status_ts,
@@ -83,9 +86,10 @@ export function pgStatements(t: PgTables) {
       SELECT tenant, owner, id FROM ins`,
     // The whole commit in one statement (ADR 0047). The compare-and-set: the row lock makes concurrent writers
     // queue, and each re-checks fence and seq against the row the previous one committed (READ COMMITTED
-    // re-evaluates the WHERE on the newest version); $15 says whether the write sets the lease ($16, $17: both
-    // NULL to clear it) or leaves it as it is. Then the events it appends ($18, numbered from the new seq: $7 of
-    // them, in order) and the outbox mark of the task's webhooks (ADR 0045). One statement is one transaction and
+    // re-evaluates the WHERE on the newest version); a finished task takes no write, and a write whose id ($18)
+    // is the task's last applied one landed already (ADR 0052). $15 says whether the write sets the lease ($16,
+    // $17: both NULL to clear it) or leaves it as it is. Then the events it appends ($19, numbered from the new
+    // seq: $7 of them, in order) and the outbox mark of the task's webhooks (ADR 0045). One statement is one transaction and
     // one round trip; when the compare-and-set matches nothing, nothing else is written either.
     commitTask: `WITH upd AS (
       UPDATE ${t.tasks} SET
@@ -98,29 +102,31 @@ export function pgStatements(t: PgTables) {
         terminal = ($11::boolean OR $5::text IS NOT NULL OR kind = 'message'),
         updated_at = $12,
         lease_owner = CASE WHEN $15::boolean THEN $16::text ELSE lease_owner END,
-        lease_expires_at = CASE WHEN $15::boolean THEN $17::bigint ELSE lease_expires_at END
+        lease_expires_at = CASE WHEN $15::boolean THEN $17::bigint ELSE lease_expires_at END,
+        write_id = $18::text
       WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = $13 AND ($14::int IS NULL OR seq = $14::int)
+        AND NOT terminal AND ($18::text IS NULL OR write_id IS DISTINCT FROM $18::text)
       RETURNING ${TASK_HEAD_COLUMNS}
     ), ev AS (
       INSERT INTO ${t.events} (tenant, owner, task_id, seq, event)
       SELECT $1, $2, $3, upd.seq - $7::int + e.ord::int, e.event
-      FROM upd, unnest($18::text[]) WITH ORDINALITY AS e(event, ord)
+      FROM upd, unnest($19::text[]) WITH ORDINALITY AS e(event, ord)
     ), mark AS (
       UPDATE ${t.pushConfigs} p SET task_seq = upd.seq FROM upd
       WHERE $7::int > 0 AND p.tenant = $1 AND p.owner = $2 AND p.task_id = $3
     )
     SELECT * FROM upd`,
-    // Many commits in one statement (group commit, ADR 0049): `commitTask`'s parameters $1..$17, each an array
-    // with an element per commit (never two of one task), and the events of all of them flattened into $18..$20
+    // Many commits in one statement (group commit, ADR 0049): `commitTask`'s parameters $1..$18, each an array
+    // with an element per commit (never two of one task), and the events of all of them flattened into $19..$21
     // (which commit, by its 1-based place in the arrays; the event's place in that commit; the event). Each
     // commit's compare-and-set is checked on its own row as in `commitTask`; a commit whose row did not match
     // returns no row and wrote nothing, and the caller runs it alone to learn why.
     commitTaskMany: `WITH w AS (
       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::int[],
         $8::text[], $9::text[], $10::text[], $11::boolean[], $12::bigint[], $13::int[], $14::int[], $15::boolean[],
-        $16::text[], $17::bigint[]) WITH ORDINALITY
+        $16::text[], $17::bigint[], $18::text[]) WITH ORDINALITY
       AS w(tenant, owner, id, task, reply, next_fence, n, status_state, status_ts, context_id, terminal, now,
-        expect_fence, expect_seq, set_lease, lease_owner, lease_expires_at, ord)
+        expect_fence, expect_seq, set_lease, lease_owner, lease_expires_at, write_id, ord)
     ), upd AS (
       UPDATE ${t.tasks} t SET
         kind = CASE WHEN w.reply IS NOT NULL THEN 'message' ELSE t.kind END,
@@ -132,17 +138,19 @@ export function pgStatements(t: PgTables) {
         terminal = (w.terminal OR w.reply IS NOT NULL OR t.kind = 'message'),
         updated_at = w.now,
         lease_owner = CASE WHEN w.set_lease THEN w.lease_owner ELSE t.lease_owner END,
-        lease_expires_at = CASE WHEN w.set_lease THEN w.lease_expires_at ELSE t.lease_expires_at END
+        lease_expires_at = CASE WHEN w.set_lease THEN w.lease_expires_at ELSE t.lease_expires_at END,
+        write_id = w.write_id
       FROM w
       WHERE t.tenant = w.tenant AND t.owner = w.owner AND t.id = w.id AND t.fence = w.expect_fence
         AND (w.expect_seq IS NULL OR t.seq = w.expect_seq)
+        AND NOT t.terminal AND (w.write_id IS NULL OR t.write_id IS DISTINCT FROM w.write_id)
       RETURNING w.ord, w.n, t.tenant, t.owner, t.id, ${TASK_HEAD_COLUMNS.split(', ')
         .map((c) => `t.${c}`)
         .join(', ')}
     ), ev AS (
       INSERT INTO ${t.events} (tenant, owner, task_id, seq, event)
       SELECT upd.tenant, upd.owner, upd.id, upd.seq - upd.n + e.pos, e.event
-      FROM upd JOIN unnest($18::int[], $19::int[], $20::text[]) AS e(ord, pos, event) ON e.ord = upd.ord
+      FROM upd JOIN unnest($19::int[], $20::int[], $21::text[]) AS e(ord, pos, event) ON e.ord = upd.ord
     ), mark AS (
       UPDATE ${t.pushConfigs} p SET task_seq = upd.seq FROM upd
       WHERE upd.n > 0 AND p.tenant = upd.tenant AND p.owner = upd.owner AND p.task_id = upd.id

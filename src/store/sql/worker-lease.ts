@@ -6,7 +6,7 @@
  */
 import type { TaskState } from '../../protocol/task-state.js';
 import type { TaskLease } from '../records.js';
-import type { LeaseGrant } from '../task-store.js';
+import { MAX_WRITE_ID_LENGTH, type LeaseGrant } from '../task-store.js';
 import { StoreError } from './store-error.js';
 
 /**
@@ -84,4 +84,16 @@ export function textKeyProblem(name: unknown, maxLength: number): string | undef
 
 function ownerProblem(owner: unknown): string | undefined {
   return textKeyProblem(owner, MAX_LEASE_OWNER_LENGTH);
+}
+
+/** Throws `BAD_ARGUMENT` unless `writeId` is absent or a non-empty string a store can keep (ADR 0052). */
+export function checkWriteId(writeId: unknown): string | undefined {
+  if (writeId === undefined) return undefined;
+  if (typeof writeId !== 'string' || writeId === '' || writeId.length > MAX_WRITE_ID_LENGTH) {
+    throw new StoreError(
+      'BAD_ARGUMENT',
+      `commit: writeId must be a non-empty string of at most ${MAX_WRITE_ID_LENGTH} characters`,
+    );
+  }
+  return writeId;
 }

@@ -7,8 +7,8 @@ import type { StoredTask } from '../records.js';
 import type { Scope } from '../scope.js';
 import type { Message } from '../../protocol/model.js';
 import { deriveColumns, fromJson, toInt, toLease, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
-import type { CommitResult, TaskWrite } from '../task-store.js';
-import { leaseAfter } from '../sql/worker-lease.js';
+import { refusedOrLanded, type CommitResult, type TaskWrite } from '../task-store.js';
+import { checkWriteId, leaseAfter } from '../sql/worker-lease.js';
 import { SQL } from './sqlite-statements.js';
 
 /** The columns of a task row a commit reads (SQL.selectCommitHead). */
@@ -20,6 +20,8 @@ interface CommitHeadRow {
   created_at: unknown;
   lease_owner: unknown;
   lease_expires_at: unknown;
+  terminal: unknown;
+  write_id: unknown;
 }
 
 /**
@@ -44,9 +46,18 @@ export function commitTx(
     createdAt: toInt(head.created_at),
     lease: toLease(head.lease_owner, head.lease_expires_at),
   };
-  if (cur.fence !== write.expectFence || (write.expectSeq !== undefined && cur.seq !== write.expectSeq)) {
-    // Refused: the caller gets the whole record it lost to (rare, so read again in full).
-    return { ok: false, current: toStoredTask(stmt(SQL.selectTask).get(params) as TaskRow) };
+  const writeId = checkWriteId(write.writeId);
+  const lastWriteId = typeof head.write_id === 'string' ? head.write_id : undefined;
+  if (
+    cur.fence !== write.expectFence ||
+    (write.expectSeq !== undefined && cur.seq !== write.expectSeq) ||
+    // Its own earlier attempt landed (ADR 0052), or the task is finished: it takes no further write.
+    (writeId !== undefined && lastWriteId === writeId) ||
+    toInt(head.terminal) === 1
+  ) {
+    // Refused (or landed before): the caller gets the whole record (rare, so read again in full).
+    const current = toStoredTask(stmt(SQL.selectTask).get(params) as TaskRow);
+    return refusedOrLanded(write, current, lastWriteId);
   }
   let seq = cur.seq;
   const insert = stmt(SQL.insertEvent);
@@ -83,6 +94,7 @@ export function commitTx(
     now,
     leaseOwner: lease?.owner ?? null,
     leaseExpiresAt: lease?.expiresAt ?? null,
+    writeId: writeId ?? null,
   });
   // Built by assignment, not with `...(reply ? { reply } : {})`: object spread is the slow path (ADR 0050).
   const record: { -readonly [K in keyof StoredTask]: StoredTask[K] } = {

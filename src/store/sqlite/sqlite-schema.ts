@@ -183,4 +183,12 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX a2a_keys_tombstone_age ON a2a_keys (tombstoned_at) WHERE tombstone = 1`,
     ],
   },
+  {
+    version: 7,
+    name: 'the id of the last write applied to each task',
+    statements: [
+      // A retry of a write whose answer was lost is recognised by it and answered as landed (ADR 0052).
+      `ALTER TABLE a2a_tasks ADD COLUMN write_id TEXT`,
+    ],
+  },
 ];

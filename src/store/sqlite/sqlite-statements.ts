@@ -26,8 +26,8 @@ const PUSH_NEXT = `${PUSH_HELD} AND delivered_seq = @seq - 1`;
 /** Every statement, by purpose. */
 export const SQL = {
   selectTask: `SELECT ${TASK_COLUMNS} FROM a2a_tasks WHERE ${TASK_PK}`,
-  selectCommitHead: `SELECT kind, reply, fence, seq, created_at, lease_owner, lease_expires_at FROM a2a_tasks
-    WHERE ${TASK_PK}`,
+  selectCommitHead: `SELECT kind, reply, fence, seq, created_at, lease_owner, lease_expires_at, terminal, write_id
+    FROM a2a_tasks WHERE ${TASK_PK}`,
   taskSeq: `SELECT seq FROM a2a_tasks WHERE ${TASK_PK}`,
   taskExists: `SELECT 1 AS one FROM a2a_tasks WHERE ${TASK_PK}`,
   insertTask: `INSERT INTO a2a_tasks (tenant, owner, id, kind, task, reply, fence, seq, status_state, status_ts,
@@ -36,7 +36,7 @@ export const SQL = {
       @now, @now, @leaseOwner, @leaseExpiresAt)`,
   updateTask: `UPDATE a2a_tasks SET kind = @kind, task = @task, reply = @reply, fence = @fence, seq = @seq,
       status_state = @statusState, status_ts = @statusTs, context_id = @contextId, terminal = @terminal,
-      updated_at = @now, lease_owner = @leaseOwner, lease_expires_at = @leaseExpiresAt
+      updated_at = @now, lease_owner = @leaseOwner, lease_expires_at = @leaseExpiresAt, write_id = @writeId
     WHERE ${TASK_PK}`,
   releaseTask: `DELETE FROM a2a_tasks WHERE ${TASK_PK} AND fence = 1 AND seq = 0`,
   insertEvent: `INSERT INTO a2a_events (tenant, owner, task_id, seq, event) VALUES (@tenant, @owner, @taskId, @seq, @event)`,

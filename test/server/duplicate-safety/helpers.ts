@@ -724,7 +724,9 @@ export async function seedTask(
     history: [{ ...sent, taskId: id, contextId }],
   };
   const scope = opts.scope ?? ANON;
-  const res = await store.createTask(scope, { task });
+  // Created SUBMITTED, then moved to `state` by one write: a finished task takes no write (docs/semantics.md §4).
+  const submitted: Task = { ...task, status: { ...task.status, state: 'TASK_STATE_SUBMITTED' } };
+  const res = await store.createTask(scope, { task: submitted });
   if (res.outcome !== 'created') throw new Error(`could not seed a task: ${res.outcome}`);
   // One status event, as a real task that reached `state` would have emitted.
   const c = await store.commit(scope, id, {

@@ -17,6 +17,7 @@ export {
   claimOf,
   keyOf,
   makeTask,
+  userMessage,
   withState,
 } from '../../store-contract/fixtures/tasks.js';
 

@@ -5,7 +5,7 @@
  * past its TTL); a step's result is handed out as a fresh copy every time.
  */
 import { describe, expect, it } from 'vitest';
-import { ALICE, BOB, makeTask, memoryStore, withState } from './fixtures.js';
+import { ALICE, BOB, makeTask, memoryStore, userMessage, withState } from './fixtures.js';
 
 const TTL = 1000;
 
@@ -55,7 +55,10 @@ describe('memory store: task ids are unique within a scope', () => {
     const { store } = memoryStore();
     await store.createTask(ALICE, { task: makeTask('t1') });
     await expect(
-      store.createTask(ALICE, { task: makeTask('t1', { state: 'TASK_STATE_WORKING' }) }),
+      // Another send's task under the same id (its own first message): not a retry of the first creation.
+      store.createTask(ALICE, {
+        task: { ...makeTask('t1', { state: 'TASK_STATE_WORKING' }), history: [userMessage('m-other')] },
+      }),
     ).rejects.toMatchObject({
       code: 'TASK_EXISTS',
     });

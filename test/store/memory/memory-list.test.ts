@@ -153,7 +153,10 @@ describe('memory store: ListTasks over the ordered index', () => {
               events: [],
               ...(reply ? { reply } : {}),
             });
-            expect(r.ok).toBe(true);
+            // A finished task takes no further write (docs/semantics.md §4): refused, and the model stays.
+            const finished = isTerminalState(cur.state) || cur.kind === 'message';
+            expect(r.ok).toBe(!finished);
+            if (finished) continue;
             Object.assign(cur, {
               timestamp: ts,
               state: st,
