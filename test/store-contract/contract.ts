@@ -10,6 +10,7 @@ import { keyContract } from './contract-keys.js';
 import { leadContract } from './contract-lead.js';
 import { leaseContract } from './contract-leases.js';
 import { listContract } from './contract-list.js';
+import { lostAnswerContract } from './contract-lost-answers.js';
 import { nextRecordContract } from './contract-next-record.js';
 import { parentRenewalContract } from './contract-parent-renewal.js';
 import { purgeContract } from './contract-purge.js';
@@ -44,5 +45,6 @@ export function describeTaskStoreContract(name: string, makeStore: MakeStore): v
     describe('push delivery', () => pushDeliveryContract(makeStore));
     describe('push delivery claims', () => pushClaimContract(makeStore));
     describe('races', () => raceContract(makeStore));
+    describe('lost answers', () => lostAnswerContract(makeStore));
   });
 }

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { ManualClock } from '../../src/store/clock.js';
 import type { TaskStore } from '../../src/store/task-store.js';
+import type { DriverFaults } from './fixtures/driver-faults.js';
 
 /** One fresh store for one test. */
 export interface StoreHarness {
@@ -12,6 +13,8 @@ export interface StoreHarness {
   readonly clock: ManualClock;
   /** Opens another store on the same database (its own connection or pool), sharing `clock`. */
   readonly openPeer?: () => Promise<TaskStore>;
+  /** Faults of `store`'s driver, armed by the lost-answer tests (`fixtures/driver-faults.ts`); idle otherwise. */
+  readonly faults?: DriverFaults;
   cleanup(): Promise<void>;
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { ManualClock } from '../../src/store/clock.js';
 import { PostgresTaskStore, preparedPool, type PgPoolLike } from '../../src/store/postgres/index.js';
 import { describeTaskStoreContract } from './contract.js';
+import { DriverFaults, faultyPool } from './fixtures/driver-faults.js';
 import { freshSchema, pgBackend, type PgBackend } from './pg-backend.js';
 
 let backend: PgBackend;
@@ -30,12 +31,15 @@ afterAll(async () => {
 describeTaskStoreContract('postgres', async () => {
   const clock = new ManualClock();
   const schema = freshSchema();
-  const store = new PostgresTaskStore({ pool: main, schema, clock, pollIntervalMs: 10 });
+  // The store's pool goes through the lost-answer faults (idle unless a test arms them).
+  const faults = new DriverFaults();
+  const store = new PostgresTaskStore({ pool: faultyPool(main, faults), schema, clock, pollIntervalMs: 10 });
   await store.migrate();
   const peers: PostgresTaskStore[] = [];
   return {
     store,
     clock,
+    faults,
     openPeer: () => {
       const peer = new PostgresTaskStore({ pool: second, schema, clock, pollIntervalMs: 10 });
       peers.push(peer);
