@@ -109,6 +109,7 @@ export class A2ARequestHandler implements RequestHandler {
     }));
     this.recovery = new TaskRecovery({
       lostCreations: lost,
+      retry,
       store: o.store,
       runner: this.runner,
       clock: o.clock,

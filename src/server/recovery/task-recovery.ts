@@ -22,6 +22,8 @@ import type { ServerLogger } from '../observability/logger.js';
 import { agentMessage } from '../runner/message-init.js';
 import type { Runner } from '../runner/runner.js';
 import type { TurnLeases } from '../runner/turn-lease.js';
+import { newWriteId } from '../runner/write-id.js';
+import { DEFAULT_WRITE_RETRY, retryThrown, type WriteRetryPolicy } from '../runner/write-retry.js';
 import { applyStatusUpdate } from '../task-events.js';
 import type { LostCreations } from './lost-creation.js';
 import {
@@ -62,6 +64,8 @@ export interface TaskRecoveryInit {
   readonly resumable: boolean;
   readonly maxResumes?: number;
   readonly batchSize?: number;
+  /** How a takeover the store fails is retried (default: the worker's writes' schedule). */
+  readonly retry?: WriteRetryPolicy;
   /** This process's new tasks whose creation answer was lost: started, never failed as lost (ADR 0052). */
   readonly lostCreations?: LostCreations;
 }
@@ -152,7 +156,16 @@ export class TaskRecovery {
           ? 'too-many-resumes'
           : undefined;
     const fence = record.fence + 1;
-    const res = await store.commit(scope, taskId, this.#takeover(record, fence, failure, resumes));
+    // One write however often it is tried: a takeover that landed though its answer was lost is recognised by its
+    // write id and its turn started here, rather than left to lapse again (ADR 0052).
+    const write = this.#takeover(record, fence, failure, resumes);
+    const policy = this.init.retry ?? DEFAULT_WRITE_RETRY;
+    const res = await retryThrown(
+      () => store.commit(scope, taskId, write),
+      policy,
+      policy.writeBudgetMs,
+      () => {},
+    );
     if (!res.ok) return { outcome: 'skipped', record: res.current ?? record };
     const outcome = failure === undefined ? 'resumed' : 'failed';
     logSafely(this.init.logger, 'warn', 'recovered a task whose worker was lost', {
@@ -211,6 +224,7 @@ export class TaskRecovery {
       task: applyStatusUpdate(task, ev),
       events: [{ statusUpdate: ev }],
       lease: resumed ? this.init.leases.grant(fence) : null,
+      writeId: newWriteId(),
     };
   }
 }
