@@ -61,6 +61,7 @@ export class DelegationHandle {
   #settled: DelegationOutcome | undefined;
   #stopped = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #cancelling: Promise<DelegationOutcome> | undefined;
 
   private constructor(peer: DelegationPeer, taskId: string | undefined, opts: WatchOptions) {
     this.#peer = peer;
@@ -108,16 +109,24 @@ export class DelegationHandle {
     return { [Symbol.asyncIterator]: () => this.#iterate() };
   }
 
-  /** Cancels the child (unless it already settled) and settles the handle with the answer. */
-  async cancel(): Promise<DelegationOutcome> {
+  /**
+   * Cancels the child (unless it already settled) and settles the handle with the answer. Calls made while a
+   * cancel is under way share it: one CancelTask per child.
+   */
+  cancel(): Promise<DelegationOutcome> {
     if (this.#settled !== undefined || this.taskId === undefined) return this.#outcome;
+    this.#cancelling ??= this.#cancel(this.taskId);
+    return this.#cancelling;
+  }
+
+  async #cancel(taskId: string): Promise<DelegationOutcome> {
     this.#stop();
     try {
-      const task = await this.#peer.cancelTask(this.taskId);
+      const task = await this.#peer.cancelTask(taskId);
       this.#observe(task);
     } catch (err) {
       // A child that already ended refuses the cancel (-32002 / -32004): read what it ended as.
-      const task = await this.#peer.getTask(this.taskId).catch(() => undefined);
+      const task = await this.#peer.getTask(taskId).catch(() => undefined);
       if (task) this.#observe(task);
       if (this.#settled === undefined) {
         this.#settle({ status: 'lost', reason: `the cancel was not answered: ${String(err)}` });

@@ -12,6 +12,7 @@
  * a third of it (ADR 0037); a turn started by recovery runs here like any other, with `isResumed` set.
  */
 import type { Message } from '../../protocol/model.js';
+import type { TaskState } from '../../protocol/task-state.js';
 import type { Clock } from '../../store/clock.js';
 import type { Scope } from '../../store/scope.js';
 import type { StoredTask } from '../../store/records.js';
@@ -165,8 +166,10 @@ export class Runner {
         : undefined;
     completion?.catch(() => undefined);
     await worker.drain();
-    // A parent that fails cancels the children it left unsettled (a cancel already did, through its signal).
-    if (failure !== undefined || worker.lostWrite) await settleChildren(worker).catch(() => undefined);
+    // A turn that ends without its work done (it threw, lost a write, or its task is now FAILED, REJECTED or
+    // CANCELED however that came about) cancels the children it left unsettled: nobody will read them (ADR 0062).
+    if (failure !== undefined || worker.lostWrite || abandonsChildren(worker.current.task.status.state))
+      await settleChildren(worker).catch(() => undefined);
     if (worker.aborted) return;
     // A lost write outranks whatever the agent did next: the task's output is incomplete.
     if (worker.lostWrite) return this.#failAfterLostWrite(worker, worker.lostWrite);
@@ -224,6 +227,11 @@ export class Runner {
 }
 
 const noLimits = (): void => undefined;
+
+/** Whether a turn that left its task in `state` gave up on its work, and so on its children. */
+function abandonsChildren(state: TaskState): boolean {
+  return state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_REJECTED' || state === 'TASK_STATE_CANCELED';
+}
 
 function workerId(scope: Scope, taskId: string): string {
   return scope.tenant + '\u0000' + scope.owner + '\u0000' + taskId;
