@@ -33,6 +33,13 @@ export interface WatchOptions {
   readonly leaseMs?: number;
 }
 
+/**
+ * Called once with the outcome, before `outcome()` resolves with it: the server's `delegate` uses it to act on
+ * a child cancelled because a task above the parent was (ADR 0062) before the parent's agent reads the outcome.
+ * A rejection is ignored (the outcome stands).
+ */
+export type BeforeSettle = (outcome: DelegationOutcome) => Promise<void>;
+
 const SETTLED: Partial<Record<TaskState, DelegationStatus>> = {
   TASK_STATE_COMPLETED: 'completed',
   TASK_STATE_FAILED: 'failed',
@@ -62,6 +69,7 @@ export class DelegationHandle {
   #stopped = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #cancelling: Promise<DelegationOutcome> | undefined;
+  #beforeSettle: BeforeSettle | undefined;
 
   private constructor(peer: DelegationPeer, taskId: string | undefined, opts: WatchOptions) {
     this.#peer = peer;
@@ -80,8 +88,14 @@ export class DelegationHandle {
    * A handle that watches a child: from the state the send returned, or from its id alone (a resumed parent),
    * polled at once.
    */
-  static watching(peer: DelegationPeer, first: Task | string, opts: WatchOptions = {}): DelegationHandle {
+  static watching(
+    peer: DelegationPeer,
+    first: Task | string,
+    opts: WatchOptions = {},
+    beforeSettle?: BeforeSettle,
+  ): DelegationHandle {
     const h = new DelegationHandle(peer, typeof first === 'string' ? first : first.id, opts);
+    h.#beforeSettle = beforeSettle;
     if (typeof first === 'string') {
       void h.#poll(Date.now());
       return h;
@@ -205,7 +219,12 @@ export class DelegationHandle {
     if (this.#settled !== undefined) return;
     this.#settled = outcome;
     this.#stop();
-    this.#resolve(outcome);
+    const hook = this.#beforeSettle;
+    if (hook === undefined) this.#resolve(outcome);
+    else
+      void hook(outcome)
+        .catch(() => undefined)
+        .then(() => this.#resolve(outcome));
     this.#wake();
   }
 

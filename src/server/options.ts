@@ -8,6 +8,11 @@ import { DEFAULT_KEY_TTL_MS } from '../store/retention.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { AgentExecutor } from './agent-executor.js';
 import type { CallContext } from './call-context.js';
+import {
+  resolveDelegationSettings,
+  type DelegationOptions,
+  type DelegationSettings,
+} from './delegation/delegation-chain.js';
 import type { AgentCardInit } from './card.js';
 import { jsonLineLogger, type ServerLogger } from './observability/logger.js';
 import { noopMetrics, type ServerMetrics } from './observability/metrics.js';
@@ -69,6 +74,8 @@ export interface A2AServerOptions {
    * declares only what the server does.
    */
   push?: false | PushDeliveryOptions;
+  /** How deep a delegation chain may go through this server, and the default budget of a child (ADR 0061). */
+  delegation?: DelegationOptions;
   metrics?: ServerMetrics;
   logger?: ServerLogger;
 }
@@ -92,6 +99,7 @@ export interface ResolvedServerOptions {
   readonly recovery: false | RecoveryOptions;
   readonly maxStepResultBytes: number;
   readonly push: false | PushDeliveryOptions;
+  readonly delegation: DelegationSettings;
   readonly metrics: ServerMetrics;
   readonly logger: ServerLogger;
 }
@@ -120,6 +128,7 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
       o.maxStepResultBytes ?? DEFAULT_MAX_STEP_RESULT_BYTES,
     ),
     push: o.push ?? {},
+    delegation: resolveDelegationSettings(o.delegation),
     metrics: o.metrics ?? noopMetrics,
     logger: o.logger ?? jsonLineLogger(), // warn and error on stderr (ADR 0029); pass silentLogger for none
   };
