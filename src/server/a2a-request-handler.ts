@@ -6,7 +6,6 @@
  * round trip. A request that touches a task whose lease lapsed (a keyed replay, GetTask, a subscription) recovers
  * it at once instead of answering with the lost worker's last snapshot.
  */
-import { isoAt } from '../protocol/iso-time.js';
 import { readKey, IDEMPOTENCY_EXTENSION_URI, IDEMPOTENCY_METADATA_KEY } from '../idempotency/index.js';
 import type { AgentCard } from '../protocol/agent-card.js';
 import {
@@ -15,12 +14,10 @@ import {
   ExtensionSupportRequiredError,
   InternalError,
   InvalidParamsError,
-  ServerBusyError,
-  TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '../protocol/errors.js';
-import type { SendMessageResponse, StreamResponse, Task, TaskStatus } from '../protocol/model.js';
+import type { SendMessageResponse, StreamResponse, Task } from '../protocol/model.js';
 import type {
   CancelTaskRequest,
   GetExtendedAgentCardRequest,
@@ -43,8 +40,8 @@ import { errorFields, logSafely, noteTaskId } from './observability/error-log.js
 import type { ServerLogger } from './observability/logger.js';
 import { ADMISSION_COUNTER } from './observability/metrics.js';
 import { buildAgentCard, requiredExtensions } from './card.js';
-import { ancestorCancelledMessage, CancelledSubtrees } from './delegation/cancelled-subtrees.js';
-import { ancestorToken, checkDelegationDepth } from './delegation/delegation-chain.js';
+import { checkDelegationDepth } from './delegation/delegation-chain.js';
+import { TaskCancel } from './task-cancel.js';
 import { resolveServerOptions, type A2AServerOptions, type ResolvedServerOptions } from './options.js';
 import * as push from './push/push-config-ops.js';
 import { PushDispatcher } from './push/push-dispatcher.js';
@@ -74,15 +71,21 @@ export class A2ARequestHandler implements RequestHandler {
   readonly #pushOptions: ResolvedPushOptions | undefined;
   readonly #admission: AdmissionConfig;
   readonly #required: string[];
-  /** Delegation subtrees this process knows were cancelled (ADR 0062). */
-  readonly #cancelled: CancelledSubtrees;
+  /** CancelTask, and the delegation subtrees a cancel stops (ADR 0062). */
+  readonly #cancel: TaskCancel;
 
   constructor(options: A2AServerOptions) {
     this.options = resolveServerOptions(options);
     const o = this.options;
     this.agentCard = buildAgentCard(cardInit(o), o.store.supportsIdempotency, o.keyTtlMs);
     this.#required = requiredExtensions(this.agentCard);
-    this.#cancelled = new CancelledSubtrees(() => o.clock.now());
+    this.#cancel = new TaskCancel({
+      store: o.store,
+      clock: o.clock,
+      logger: o.logger,
+      runner: () => this.runner,
+      committed: (scope, taskId) => this.push?.committed(scope, taskId),
+    });
     const workerName = defaultWorkerName();
     const delivers = this.agentCard.capabilities.pushNotifications === true && o.push !== false;
     const pushOptions = delivers ? resolvePushOptions(o.push) : undefined;
@@ -95,7 +98,7 @@ export class A2ARequestHandler implements RequestHandler {
       leaseMs: o.leaseMs,
       maxStepResultBytes: o.maxStepResultBytes,
       delegation: o.delegation,
-      onAncestorCancelled: (token: string) => this.#subtreeCancelled(token),
+      onAncestorCancelled: (token: string) => this.#cancel.subtreeCancelled(token),
       ...(dispatcher
         ? { onCommitted: (scope: Scope, taskId: string) => dispatcher.committed(scope, taskId) }
         : {}),
@@ -149,7 +152,7 @@ export class A2ARequestHandler implements RequestHandler {
     // A delegation chain past the depth limit, or below a task known to be cancelled, is refused before anything
     // is claimed (ADR 0061, ADR 0062).
     checkDelegationDepth(params.message, this.options.delegation.maxDepth);
-    this.#cancelled.check(params.message);
+    this.#cancel.cancelled.check(params.message);
     const inline = params.configuration?.taskPushNotificationConfig;
     let pushConfig: TaskPushNotificationConfig | undefined;
     if (inline) {
@@ -185,9 +188,11 @@ export class A2ARequestHandler implements RequestHandler {
     }
     // A cancel above it may have been heard while this send was being admitted: it goes the way of its subtree.
     const cancelledAbove =
-      admission.kind === 'continued' ? undefined : this.#cancelled.cancelledAncestor(admission.message);
+      admission.kind === 'continued'
+        ? undefined
+        : this.#cancel.cancelled.cancelledAncestor(admission.message);
     if (cancelledAbove !== undefined)
-      void this.#cancelBelow(admission.scope, admission.record.task.id, cancelledAbove);
+      void this.#cancel.cancelBelow(admission.scope, admission.record.task.id, cancelledAbove);
     // Admitted, so a key present is a valid one (a malformed key was refused): no second readKey needed.
     if (typeof params.message.metadata?.[IDEMPOTENCY_METADATA_KEY] === 'string')
       ctx.activatedExtensions.add(IDEMPOTENCY_EXTENSION_URI);
@@ -334,85 +339,7 @@ export class A2ARequestHandler implements RequestHandler {
 
   async cancelTask(params: CancelTaskRequest, ctx: CallContext): Promise<Task> {
     this.#negotiate(ctx);
-    return this.#cancelIn(scopeOf(ctx), params.id, () => this.#visibleTask(ctx, params.id));
-  }
-
-  /**
-   * Cancels task `id` of `scope`, then every task this process runs below it in a delegation tree (ADR 0062).
-   * `cancelledAncestor`: the token of the cancelled task above it, when that is why, named in its status message.
-   */
-  async #cancelIn(
-    scope: Scope,
-    id: string,
-    read: () => Promise<StoredTask>,
-    cancelledAncestor?: string,
-  ): Promise<Task> {
-    const store = this.options.store;
-    for (let attempt = 0; attempt < 16; attempt++) {
-      const cur = await read();
-      const state = cur.task.status.state;
-      if (state === 'TASK_STATE_CANCELED') return cur.task; // cancel is idempotent (A2A §3.3.1)
-      if (isTerminalState(state)) {
-        throw new TaskNotCancelableError({
-          message: `Task is ${state}`,
-          metadata: { taskId: id, state },
-        });
-      }
-      const status: TaskStatus = {
-        state: 'TASK_STATE_CANCELED' as const,
-        timestamp: isoAt(this.options.clock.now()),
-      };
-      if (cancelledAncestor !== undefined)
-        status.message = ancestorCancelledMessage(id, cur.task.contextId ?? '', cancelledAncestor);
-      const task: Task = { ...cur.task, status };
-      // Raising the fence stops the worker wherever it runs: its next write is refused (SEMANTICS §4). The
-      // turn is over, so its lease goes with it.
-      const res = await store.commit(scope, id, {
-        expectFence: cur.fence,
-        expectSeq: cur.seq,
-        nextFence: cur.fence + 1,
-        task,
-        events: [{ statusUpdate: { taskId: id, contextId: cur.task.contextId ?? '', status } }],
-        lease: null,
-      });
-      if (res.ok) {
-        this.runner.stop(scope, id);
-        this.push?.committed(scope, id);
-        await this.#subtreeCancelled(ancestorToken(id));
-        return res.record.task;
-      }
-    }
-    throw new ServerBusyError('The task is changing too fast to cancel; retry');
-  }
-
-  /**
-   * Remembers that the task with `token` was cancelled (here, or on a peer that refused a send for it), and
-   * cancels every task running here below it, without waiting for the cascade to reach them (ADR 0062).
-   */
-  async #subtreeCancelled(token: string): Promise<void> {
-    this.#cancelled.add(token);
-    await Promise.all(
-      this.runner.workersBelow(token).map((w) => this.#cancelBelow(w.scope, w.taskId, token)),
-    );
-  }
-
-  /** Cancels a task below a cancelled one; a failure is logged (the hop-by-hop cascade still comes). */
-  async #cancelBelow(scope: Scope, taskId: string, token: string): Promise<void> {
-    try {
-      const read = async () => {
-        const record = await this.options.store.getTask(scope, taskId);
-        if (!record) throw new TaskNotFoundError();
-        return record;
-      };
-      await this.#cancelIn(scope, taskId, read, token);
-    } catch (err) {
-      // Already finished is fine: nothing runs below a finished task's turn.
-      if (err instanceof A2AError && err.reason === 'TASK_NOT_CANCELABLE') return;
-      logSafely(this.options.logger, 'warn', 'a task below a cancelled one could not be cancelled', {
-        taskId,
-        ...errorFields(err),
-      });
-    }
+    return this.#cancel.cancel(scopeOf(ctx), params.id, () => this.#visibleTask(ctx, params.id));
   }
 
   async subscribeToTask(
