@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { A2AClient, cardUrlOf, fetchAgentCard } from '../../../src/client/index.js';
 import { IDEMPOTENCY_METADATA_KEY, keyHash } from '../../../src/idempotency/index.js';
-import { A2AError } from '../../../src/protocol/errors.js';
+import { A2AError, ERROR_SPECS } from '../../../src/protocol/errors.js';
 import type { Message } from '../../../src/protocol/model.js';
 import type { AgentContext } from '../../../src/server/agent-executor.js';
 import { localCallContext } from '../../../src/server/call-context.js';
@@ -203,5 +203,69 @@ describe.each(STORE_KINDS)('a server that cancels a task, on %s', (kind) => {
     expect(err.reason).toBe('DELEGATION_CANCELLED');
     expect(err.metadata).toEqual({ cancelledAncestor: token, chainId: 'chain-of-the-test' });
     await server.handler.cancelTask({ id: beside.id }, localCallContext());
+  });
+});
+
+describe('a parent whose child send is refused with DELEGATION_CANCELLED', () => {
+  it('ends CANCELED when the cancelled task is above it, and its server then refuses sends below that task', async () => {
+    // The child server cancels a root R: it now refuses sends below R. The parent's turn claims R above it.
+    const root = taskOf(
+      await child.server.handler.sendMessage(
+        { message: userMessage('hold root'), configuration: { returnImmediately: true } },
+        localCallContext(),
+      ),
+    );
+    await child.server.handler.cancelTask({ id: root.id }, localCallContext());
+    const token = ancestorToken(root.id);
+    const s = await freshStore('memory');
+    let ended: unknown;
+    const server = replica(s, s.store, {
+      async execute(ctx) {
+        ended = await ctx.delegate(client, 'quick below a cancelled root').catch((e: unknown) => e);
+        throw ended;
+      },
+    });
+    const parent = taskOf(
+      await server.handler.sendMessage({ message: atHop('parent', 1, [token]) }, localCallContext()),
+    );
+    // The refusal reached the parent's agent as the child server said it, naming the cancelled task above it.
+    expect(ended).toBeInstanceOf(A2AError);
+    expect((ended as A2AError).metadata?.cancelledAncestor).toBe(token);
+    expect(parent.status.state).toBe('TASK_STATE_CANCELED');
+    expect(textOf(parent.status.message)).toBe(ANCESTOR_CANCELLED_TEXT);
+    // The parent's server learnt of the cancel from the refusal: it refuses sends below R itself now.
+    const err = await refusal(
+      server.handler.sendMessage({ message: atHop('another', 1, [token]) }, localCallContext()),
+    );
+    expect(err.reason).toBe('DELEGATION_CANCELLED');
+  });
+
+  it('fails as usual when the refusal names a task that is not above it (a peer cannot cancel it so)', async () => {
+    const hostile = {
+      peerHonoursKeys: true,
+      send: () =>
+        Promise.reject(
+          new A2AError(
+            { ...ERROR_SPECS.InvalidParamsError, reason: 'DELEGATION_CANCELLED' },
+            { message: 'refused', metadata: { cancelledAncestor: 'not-an-ancestor-000' } },
+          ),
+        ),
+      getTask: () => Promise.reject(new Error('unused')),
+      cancelTask: () => Promise.reject(new Error('unused')),
+    };
+    const s = await freshStore('memory');
+    const server = replica(s, s.store, {
+      async execute(ctx) {
+        await ctx.delegate(hostile, 'never runs');
+      },
+    });
+    const parent = taskOf(
+      await server.handler.sendMessage(
+        { message: atHop('parent', 1, ['a-real-ancestor-0']) },
+        localCallContext(),
+      ),
+    );
+    expect(parent.status.state).toBe('TASK_STATE_FAILED');
+    expect(textOf(parent.status.message)).toMatch(/Agent failed: refused/);
   });
 });
