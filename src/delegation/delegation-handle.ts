@@ -33,6 +33,13 @@ export interface WatchOptions {
   readonly leaseMs?: number;
 }
 
+/**
+ * Called once with the outcome, before `outcome()` resolves with it: the server's `delegate` uses it to act on
+ * a child cancelled because a task above the parent was (ADR 0062) before the parent's agent reads the outcome.
+ * A rejection is ignored (the outcome stands).
+ */
+export type BeforeSettle = (outcome: DelegationOutcome) => Promise<void>;
+
 const SETTLED: Partial<Record<TaskState, DelegationStatus>> = {
   TASK_STATE_COMPLETED: 'completed',
   TASK_STATE_FAILED: 'failed',
@@ -61,6 +68,8 @@ export class DelegationHandle {
   #settled: DelegationOutcome | undefined;
   #stopped = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #cancelling: Promise<DelegationOutcome> | undefined;
+  #beforeSettle: BeforeSettle | undefined;
 
   private constructor(peer: DelegationPeer, taskId: string | undefined, opts: WatchOptions) {
     this.#peer = peer;
@@ -79,8 +88,14 @@ export class DelegationHandle {
    * A handle that watches a child: from the state the send returned, or from its id alone (a resumed parent),
    * polled at once.
    */
-  static watching(peer: DelegationPeer, first: Task | string, opts: WatchOptions = {}): DelegationHandle {
+  static watching(
+    peer: DelegationPeer,
+    first: Task | string,
+    opts: WatchOptions = {},
+    beforeSettle?: BeforeSettle,
+  ): DelegationHandle {
     const h = new DelegationHandle(peer, typeof first === 'string' ? first : first.id, opts);
+    h.#beforeSettle = beforeSettle;
     if (typeof first === 'string') {
       void h.#poll(Date.now());
       return h;
@@ -108,16 +123,24 @@ export class DelegationHandle {
     return { [Symbol.asyncIterator]: () => this.#iterate() };
   }
 
-  /** Cancels the child (unless it already settled) and settles the handle with the answer. */
-  async cancel(): Promise<DelegationOutcome> {
+  /**
+   * Cancels the child (unless it already settled) and settles the handle with the answer. Calls made while a
+   * cancel is under way share it: one CancelTask per child.
+   */
+  cancel(): Promise<DelegationOutcome> {
     if (this.#settled !== undefined || this.taskId === undefined) return this.#outcome;
+    this.#cancelling ??= this.#cancel(this.taskId);
+    return this.#cancelling;
+  }
+
+  async #cancel(taskId: string): Promise<DelegationOutcome> {
     this.#stop();
     try {
-      const task = await this.#peer.cancelTask(this.taskId);
+      const task = await this.#peer.cancelTask(taskId);
       this.#observe(task);
     } catch (err) {
       // A child that already ended refuses the cancel (-32002 / -32004): read what it ended as.
-      const task = await this.#peer.getTask(this.taskId).catch(() => undefined);
+      const task = await this.#peer.getTask(taskId).catch(() => undefined);
       if (task) this.#observe(task);
       if (this.#settled === undefined) {
         this.#settle({ status: 'lost', reason: `the cancel was not answered: ${String(err)}` });
@@ -196,7 +219,12 @@ export class DelegationHandle {
     if (this.#settled !== undefined) return;
     this.#settled = outcome;
     this.#stop();
-    this.#resolve(outcome);
+    const hook = this.#beforeSettle;
+    if (hook === undefined) this.#resolve(outcome);
+    else
+      void hook(outcome)
+        .catch(() => undefined)
+        .then(() => this.#resolve(outcome));
     this.#wake();
   }
 

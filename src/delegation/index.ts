@@ -15,6 +15,7 @@ export {
 export {
   DelegationHandle,
   settledStatusOf,
+  type BeforeSettle,
   type DelegationOutcome,
   type DelegationStatus,
   type WatchOptions,

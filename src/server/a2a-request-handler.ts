@@ -6,7 +6,6 @@
  * round trip. A request that touches a task whose lease lapsed (a keyed replay, GetTask, a subscription) recovers
  * it at once instead of answering with the lost worker's last snapshot.
  */
-import { isoAt } from '../protocol/iso-time.js';
 import { readKey, IDEMPOTENCY_EXTENSION_URI, IDEMPOTENCY_METADATA_KEY } from '../idempotency/index.js';
 import type { AgentCard } from '../protocol/agent-card.js';
 import {
@@ -15,8 +14,6 @@ import {
   ExtensionSupportRequiredError,
   InternalError,
   InvalidParamsError,
-  ServerBusyError,
-  TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '../protocol/errors.js';
@@ -43,6 +40,8 @@ import { errorFields, logSafely, noteTaskId } from './observability/error-log.js
 import type { ServerLogger } from './observability/logger.js';
 import { ADMISSION_COUNTER } from './observability/metrics.js';
 import { buildAgentCard, requiredExtensions } from './card.js';
+import { checkDelegationDepth } from './delegation/delegation-chain.js';
+import { TaskCancel } from './task-cancel.js';
 import { resolveServerOptions, type A2AServerOptions, type ResolvedServerOptions } from './options.js';
 import * as push from './push/push-config-ops.js';
 import { PushDispatcher } from './push/push-dispatcher.js';
@@ -76,12 +75,21 @@ export class A2ARequestHandler implements RequestHandler {
   readonly #required: string[];
   /** New tasks whose creation answer was lost, looked for until the store answers (ADR 0052). */
   readonly #lostCreations: LostCreations;
+  /** CancelTask, and the delegation subtrees a cancel stops (ADR 0062). */
+  readonly #cancel: TaskCancel;
 
   constructor(options: A2AServerOptions) {
     this.options = resolveServerOptions(options);
     const o = this.options;
     this.agentCard = buildAgentCard(cardInit(o), o.store.supportsIdempotency, o.keyTtlMs);
     this.#required = requiredExtensions(this.agentCard);
+    this.#cancel = new TaskCancel({
+      store: o.store,
+      clock: o.clock,
+      logger: o.logger,
+      runner: () => this.runner,
+      committed: (scope, taskId) => this.push?.committed(scope, taskId),
+    });
     const workerName = defaultWorkerName();
     const delivers = this.agentCard.capabilities.pushNotifications === true && o.push !== false;
     const pushOptions = delivers ? resolvePushOptions(o.push) : undefined;
@@ -94,6 +102,8 @@ export class A2ARequestHandler implements RequestHandler {
     this.runner = new Runner(o.store, o.agent, o.logger, o.clock, retry, {
       leaseMs: o.leaseMs,
       maxStepResultBytes: o.maxStepResultBytes,
+      delegation: o.delegation,
+      onAncestorCancelled: (token: string) => this.#cancel.subtreeCancelled(token),
       ...(dispatcher
         ? { onCommitted: (scope: Scope, taskId: string) => dispatcher.committed(scope, taskId) }
         : {}),
@@ -156,6 +166,10 @@ export class A2ARequestHandler implements RequestHandler {
 
   async #admit(params: SendMessageRequest, ctx: CallContext): Promise<Admission> {
     this.#negotiate(ctx);
+    // A delegation chain past the depth limit, or below a task known to be cancelled, is refused before anything
+    // is claimed (ADR 0061, ADR 0062).
+    checkDelegationDepth(params.message, this.options.delegation.maxDepth);
+    this.#cancel.cancelled.check(params.message);
     const inline = params.configuration?.taskPushNotificationConfig;
     let pushConfig: TaskPushNotificationConfig | undefined;
     if (inline) {
@@ -189,6 +203,13 @@ export class A2ARequestHandler implements RequestHandler {
       const answer = err instanceof A2AError ? err : new InternalError({ cause: err });
       throw noteTaskId(answer, admission.record.task.id);
     }
+    // A cancel above it may have been heard while this send was being admitted: it goes the way of its subtree.
+    const cancelledAbove =
+      admission.kind === 'continued'
+        ? undefined
+        : this.#cancel.cancelled.cancelledAncestor(admission.message);
+    if (cancelledAbove !== undefined)
+      void this.#cancel.cancelBelow(admission.scope, admission.record.task.id, cancelledAbove);
     // Admitted, so a key present is a valid one (a malformed key was refused): no second readKey needed.
     if (typeof params.message.metadata?.[IDEMPOTENCY_METADATA_KEY] === 'string')
       ctx.activatedExtensions.add(IDEMPOTENCY_EXTENSION_URI);
@@ -335,40 +356,7 @@ export class A2ARequestHandler implements RequestHandler {
 
   async cancelTask(params: CancelTaskRequest, ctx: CallContext): Promise<Task> {
     this.#negotiate(ctx);
-    const scope = scopeOf(ctx);
-    const store = this.options.store;
-    for (let attempt = 0; attempt < 16; attempt++) {
-      const cur = await this.#visibleTask(ctx, params.id);
-      const state = cur.task.status.state;
-      if (state === 'TASK_STATE_CANCELED') return cur.task; // cancel is idempotent (A2A §3.3.1)
-      if (isTerminalState(state)) {
-        throw new TaskNotCancelableError({
-          message: `Task is ${state}`,
-          metadata: { taskId: params.id, state },
-        });
-      }
-      const status = {
-        state: 'TASK_STATE_CANCELED' as const,
-        timestamp: isoAt(this.options.clock.now()),
-      };
-      const task: Task = { ...cur.task, status };
-      // Raising the fence stops the worker wherever it runs: its next write is refused (SEMANTICS §4). The
-      // turn is over, so its lease goes with it.
-      const res = await store.commit(scope, params.id, {
-        expectFence: cur.fence,
-        expectSeq: cur.seq,
-        nextFence: cur.fence + 1,
-        task,
-        events: [{ statusUpdate: { taskId: params.id, contextId: cur.task.contextId ?? '', status } }],
-        lease: null,
-      });
-      if (res.ok) {
-        this.runner.stop(scope, params.id);
-        this.push?.committed(scope, params.id);
-        return res.record.task;
-      }
-    }
-    throw new ServerBusyError('The task is changing too fast to cancel; retry');
+    return this.#cancel.cancel(scopeOf(ctx), params.id, () => this.#visibleTask(ctx, params.id));
   }
 
   async subscribeToTask(

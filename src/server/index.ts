@@ -23,8 +23,12 @@ export {
   delegate,
   DelegationHandle,
   DelegationLimitsError,
+  DEFAULT_DELEGATION_BUDGET_MS,
+  DEFAULT_MAX_DELEGATION_DEPTH,
+  DELEGATION_DEPTH_EXCEEDED,
   settleChildren,
   type DelegateOptions,
+  type DelegationOptions,
   type DelegationOutcome,
   type DelegationPeer,
 } from './delegation/index.js';

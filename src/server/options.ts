@@ -8,6 +8,11 @@ import { DEFAULT_KEY_TTL_MS } from '../store/retention.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { AgentExecutor } from './agent-executor.js';
 import type { CallContext } from './call-context.js';
+import {
+  resolveDelegationSettings,
+  type DelegationOptions,
+  type DelegationSettings,
+} from './delegation/delegation-chain.js';
 import type { AgentCardInit } from './card.js';
 import { jsonLineLogger, type ServerLogger } from './observability/logger.js';
 import { noopMetrics, type ServerMetrics } from './observability/metrics.js';
@@ -75,6 +80,8 @@ export interface A2AServerOptions {
    * declares only what the server does.
    */
   push?: false | PushDeliveryOptions;
+  /** How deep a delegation chain may go through this server, and the default budget of a child (ADR 0061). */
+  delegation?: DelegationOptions;
   metrics?: ServerMetrics;
   logger?: ServerLogger;
 }
@@ -99,6 +106,7 @@ export interface ResolvedServerOptions {
   readonly maxStepResultBytes: number;
   readonly storeWriteBudgetMs: number;
   readonly push: false | PushDeliveryOptions;
+  readonly delegation: DelegationSettings;
   readonly metrics: ServerMetrics;
   readonly logger: ServerLogger;
 }
@@ -128,6 +136,7 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
     ),
     storeWriteBudgetMs: wholeAtLeastZero('storeWriteBudgetMs', o.storeWriteBudgetMs ?? 10_000),
     push: o.push ?? {},
+    delegation: resolveDelegationSettings(o.delegation),
     metrics: o.metrics ?? noopMetrics,
     logger: o.logger ?? jsonLineLogger(), // warn and error on stderr (ADR 0029); pass silentLogger for none
   };

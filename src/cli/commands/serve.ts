@@ -5,7 +5,8 @@
  *                  [--store URL] [--key-ttl 24h] [--tombstone-ttl 7d] [--max-keys N]
  *                  [--expired-keys refuse|treat-as-new] [--retention-interval 60s|off] [--retain-finished 7d]
  *                  [--abandon-after 30d] [--lease 30s] [--webhook-secret whsec_...] [--allow-private-webhooks]
- *                  [--effects-log FILE] [--delay-ms N] [--verbose]
+ *                  [--max-delegation-depth 8] [--delegation-budget 1h|off] [--effects-log FILE] [--delay-ms N]
+ *                  [--verbose]
  *
  * Push notifications are delivered (ADR 0045) for agents whose card declares them (`tck`): signed when a
  * Standard Webhooks secret is given, by `--webhook-secret` or, better (a flag shows in `ps`), the environment
@@ -18,6 +19,10 @@
  * Retention runs inside the server every `--retention-interval` (one replica at a time leads it, ADR 0035):
  * finished tasks older than `--retain-finished` go, expired keys become tombstones, tombstones older than
  * `--tombstone-ttl` go, and interrupted tasks nobody continued for `--abandon-after` are ended.
+ *
+ * A delegation chain goes at most `--max-delegation-depth` hops below its root through this server (ADR 0061): a
+ * deeper send is refused with DELEGATION_DEPTH_EXCEEDED, so agents that delegate to each other stop. A child a
+ * built-in agent delegates to gets `--delegation-budget` as its deadline when nobody above it set one.
  *
  * Every running task is held under a lease of `--lease` (renewed every third of it). A task whose lease lapsed
  * lost its server (kill -9, OOM, a deploy) and is recovered (ADR 0037): at start-up, every half lease, and when a
@@ -39,7 +44,19 @@ import { MIN_LEASE_MS } from '../../server/runner/turn-lease.js';
 import { jsonLineLogger } from '../../server/observability/logger.js';
 import { serveNode } from '../../server/node/index.js';
 import { parseWebhookSecret, WebhookSecretError } from '../../webhook-wire/webhook-wire.js';
-import { choiceOption, durationOption, integerOption, portOption, UsageError } from '../args.js';
+import {
+  DEFAULT_DELEGATION_BUDGET_MS,
+  DEFAULT_MAX_DELEGATION_DEPTH,
+  MAX_DELEGATION_DEPTH,
+} from '../../server/delegation/delegation-chain.js';
+import {
+  choiceOption,
+  durationOption,
+  formatDuration,
+  integerOption,
+  portOption,
+  UsageError,
+} from '../args.js';
 import type { CliIO } from '../io.js';
 import { runCommand, subcommand, textOption } from '../program.js';
 import { badStoreUrl, sqliteFileOf } from '../store-file.js';
@@ -63,6 +80,8 @@ interface ServeFlags {
   retainFinished: string;
   abandonAfter: string;
   lease: string;
+  maxDelegationDepth: string;
+  delegationBudget: string;
   effectsLog?: string;
   delayMs: string;
   verbose?: boolean;
@@ -142,6 +161,16 @@ const VALUE_OPTIONS: readonly (readonly [string, string, string])[] = [
   ['--retain-finished <duration>', 'how long finished tasks are kept', '7d'],
   ['--abandon-after <duration>', 'end tasks left waiting for input this long', '30d'],
   ['--lease <duration>', `worker lease of a running task, at least ${MIN_LEASE_MS}ms`, '30s'],
+  [
+    '--max-delegation-depth <n>',
+    `hops a delegation chain may go below its root, 0 to ${MAX_DELEGATION_DEPTH}`,
+    String(DEFAULT_MAX_DELEGATION_DEPTH),
+  ],
+  [
+    '--delegation-budget <duration>',
+    'deadline of a delegated child when nobody above it set one, or off',
+    formatDuration(DEFAULT_DELEGATION_BUDGET_MS),
+  ],
   ['--delay-ms <n>', 'how long the slow agent works, in ms', '500'],
 ];
 
@@ -184,6 +213,13 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       : integerOption('max-keys', o.maxKeys, 1);
   const delayMs = integerOption('delay-ms', o.delayMs, 0);
   const leaseMs = durationOption('lease', o.lease, MIN_LEASE_MS);
+  const delegation = {
+    maxDepth: integerOption('max-delegation-depth', o.maxDelegationDepth, 0, MAX_DELEGATION_DEPTH),
+    defaultBudgetMs:
+      o.delegationBudget === 'off'
+        ? (false as const)
+        : durationOption('delegation-budget', o.delegationBudget, 1),
+  };
   const retention =
     o.retentionInterval === 'off'
       ? (false as const)
@@ -223,6 +259,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       retention,
       leaseMs,
       push,
+      delegation,
       logger: jsonLineLogger(o.verbose === true),
     });
   } catch (err) {

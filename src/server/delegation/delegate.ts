@@ -12,12 +12,23 @@
  *
  * After an ambiguous failure the client resends a keyed send with the same key (docs/semantics.md §7); a send
  * whose outcome is still unknown leaves `<name>.child` unrecorded, so the next resume resends with the key.
+ *
+ * Every child message carries its place in the chain (ADR 0061): one hop more than the parent, and the chain's
+ * id. A child past the server's depth limit is refused here before anything is recorded or sent; and a child
+ * gets the server's default budget as its deadline when nobody above it set one, so every chain ends by itself.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { keyHash, keyOf, mintKey, setKey } from '../../idempotency/index.js';
 import type { Message, Task } from '../../protocol/model.js';
 import type { AgentContext } from '../agent-executor.js';
 import { StoreWriteError } from '../runner/write-retry.js';
+import { cancelledAncestorIn } from './cancelled-subtrees.js';
+import {
+  childPosition,
+  DEFAULT_DELEGATION_SETTINGS,
+  depthExceeded,
+  type DelegationSettings,
+} from './delegation-chain.js';
 import {
   DelegationHandle,
   MIN_LEASE_MS,
@@ -49,6 +60,25 @@ type ChildRecord = { readonly taskId: string } | { readonly reply: Message } | {
 
 const counters = new WeakMap<AgentContext, number>();
 const children = new WeakMap<AgentContext, Set<DelegationHandle>>();
+const hosts = new WeakMap<AgentContext, DelegationHost>();
+
+/** What the server running a turn tells `delegate` about itself. */
+export interface DelegationHost {
+  readonly settings: DelegationSettings;
+  /**
+   * Cancels every task running here below the task with `token`, the turn's own included; resolves when done.
+   * Called when a child was cancelled because a task above its parent was (ADR 0062).
+   */
+  readonly onAncestorCancelled?: (token: string) => Promise<void>;
+}
+
+/**
+ * Tells `delegate` about the server running `ctx` (its worker calls it for every turn); a context nobody bound
+ * gets the default settings.
+ */
+export function bindDelegationHost(ctx: AgentContext, host: DelegationHost): void {
+  hosts.set(ctx, host);
+}
 
 /** Thrown out of the child step so that an unknown keyed outcome is not recorded and a resume resends. */
 class UnknownKeyedOutcome extends Error {}
@@ -57,7 +87,8 @@ class UnknownKeyedOutcome extends Error {}
  * Sends `message` to a child agent through `client` (an `A2AClient`) and returns the child's handle. The child
  * inherits the parent's own budget when the parent runs under one. Cancelling the parent (its `signal`) cancels
  * the child while it is unsettled; a parent that fails should have `settleChildren` called for it.
- * @throws a definite refusal of the send (the A2A error), a `StepError`, a `StaleWriterError`
+ * @throws a definite refusal of the send (the A2A error), a `StepError`, a `StaleWriterError`; an A2A error
+ *   `DELEGATION_DEPTH_EXCEEDED` (nothing recorded or sent) when the child would be past the depth limit
  */
 export async function delegate(
   ctx: AgentContext,
@@ -65,12 +96,25 @@ export async function delegate(
   message: string | Message,
   options: DelegateOptions = {},
 ): Promise<DelegationHandle> {
+  const host = hosts.get(ctx);
+  const settings = host?.settings ?? DEFAULT_DELEGATION_SETTINGS;
+  const position = childPosition(ctx.taskId, ctx.message);
+  if (position.hop > settings.maxDepth)
+    throw depthExceeded(position.hop, settings.maxDepth, position.chainId);
   const name = options.name ?? defaultName(ctx);
   const limits = inheritedLimits(ctx, options);
   let planned = false;
   const plan = await ctx.step<SendPlan>(`${name}.plan`, () => {
     planned = true;
-    const base = withDelegationLimits(toMessage(message), limits);
+    // The default budget counts from the plan, which a resumed parent finds recorded: same message, same digest.
+    const deadline =
+      limits.deadline ??
+      (settings.defaultBudgetMs === undefined ? undefined : Date.now() + settings.defaultBudgetMs);
+    const base = withDelegationLimits(toMessage(message), {
+      ...limits,
+      ...(deadline !== undefined ? { deadline } : {}),
+      ...position,
+    });
     const key = keyOf(base) ?? (client.peerHonoursKeys ? mintKey() : undefined);
     return { message: key === undefined ? base : setKey(base, key), keyed: key !== undefined };
   });
@@ -116,7 +160,13 @@ export async function delegate(
     ...options,
     ...(limits.leaseMs !== undefined ? { leaseMs: limits.leaseMs } : {}),
   };
-  const handle = DelegationHandle.watching(client, first ?? record.taskId, watch);
+  const handle = DelegationHandle.watching(client, first ?? record.taskId, watch, async (outcome) => {
+    // A child cancelled because a task above this parent was (its status names that task's token): the parent
+    // is in the cancelled subtree too, and is cancelled before its agent reads the outcome (ADR 0062).
+    const token = cancelledAncestorIn(outcome.task);
+    if (outcome.status === 'canceled' && token !== undefined && position.ancestors.includes(token))
+      await host?.onAncestorCancelled?.(token);
+  });
   track(ctx, handle);
   return handle;
 }

@@ -31,8 +31,9 @@ export function advertiseDelegation(capabilities: AgentCapabilities): AgentCapab
   const entry: AgentExtension = {
     uri: DELEGATION_EXTENSION_URI,
     description:
-      `Delegation limits: metadata["${DELEGATION_METADATA_KEY}"] = { leaseMs, deadline }; a GetTask with the ` +
-      `"${LEASE_RENEWAL_HEADER}" header renews the lease. A lapsed lease cancels the task; a passed deadline fails it.`,
+      `Delegation limits: metadata["${DELEGATION_METADATA_KEY}"] = { leaseMs, deadline, hop, chainId, ancestors }; ` +
+      `a GetTask with the "${LEASE_RENEWAL_HEADER}" header renews the lease. A lapsed lease cancels the task; a ` +
+      `passed deadline fails it; a hop past the server's depth limit is refused.`,
     required: false,
     params: { minLeaseMs: MIN_LEASE_MS },
   };

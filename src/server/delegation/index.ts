@@ -1,6 +1,7 @@
 /**
- * Delegation (docs/semantics.md §4 "Delegation", ADR 0039, ADR 0040): the parent side (`delegate`,
- * `settleChildren`, the handle) and the child side (reading and enforcing the lease and budget a parent sent).
+ * Delegation (docs/semantics.md §4 "Delegation", ADR 0039, ADR 0040, ADR 0061): the parent side (`delegate`,
+ * `settleChildren`, the handle), the child side (reading and enforcing the lease and budget a parent sent) and
+ * the chain's depth limit.
  */
 export { delegate, settleChildren, type DelegateOptions } from './delegate.js';
 export {
@@ -22,3 +23,14 @@ export {
   type ChildLimits,
 } from './delegation-extension.js';
 export { armChildLimits, budgetExhaustedText, type ArmChildLimitsInput } from './child-limits.js';
+export {
+  chainIdFor,
+  chainPositionOf,
+  DEFAULT_DELEGATION_BUDGET_MS,
+  DEFAULT_MAX_DELEGATION_DEPTH,
+  DELEGATION_DEPTH_EXCEEDED,
+  MAX_DELEGATION_DEPTH,
+  type ChainPosition,
+  type DelegationOptions,
+  type DelegationSettings,
+} from './delegation-chain.js';

@@ -12,6 +12,7 @@
  * a third of it (ADR 0037); a turn started by recovery runs here like any other, with `isResumed` set.
  */
 import type { Message } from '../../protocol/model.js';
+import type { TaskState } from '../../protocol/task-state.js';
 import type { Clock } from '../../store/clock.js';
 import type { Scope } from '../../store/scope.js';
 import type { StoredTask } from '../../store/records.js';
@@ -20,6 +21,9 @@ import { StaleWriterError, type AgentExecutor } from '../agent-executor.js';
 import { errorFields, logSafely } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { armChildLimits, settleChildren } from '../delegation/index.js';
+import { cancelledAncestorOf } from '../delegation/cancelled-subtrees.js';
+import { childPosition, type DelegationSettings } from '../delegation/delegation-chain.js';
+import type { DelegationHost } from '../delegation/delegate.js';
 import { DEFAULT_MAX_STEP_RESULT_BYTES } from './durable-step.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { TaskWorker } from './task-worker.js';
@@ -51,6 +55,13 @@ export interface RunnerSettings {
   readonly maxStepResultBytes: number;
   /** Told after each write a turn commits (push delivery's wake-up, ADR 0045); must be cheap and not throw. */
   readonly onCommitted?: (scope: Scope, taskId: string) => void;
+  /** The delegation depth limit and default budget the turns' `delegate` calls obey (ADR 0061). */
+  readonly delegation?: DelegationSettings;
+  /**
+   * Told when a turn's delegation was refused because a task above the turn's own was cancelled (ADR 0062):
+   * resolves once the tasks below it here, this turn's included, are cancelled.
+   */
+  readonly onAncestorCancelled?: (token: string) => Promise<void>;
 }
 
 const DEFAULT_SETTINGS: RunnerSettings = {
@@ -78,6 +89,11 @@ export class Runner {
     this.leases = new LeaseKeeper(this.#settings.leaseMs, () => this.#workers.values(), logger);
   }
 
+  #delegationHost(settings: DelegationSettings): DelegationHost {
+    const cancel = this.#settings.onAncestorCancelled;
+    return cancel === undefined ? { settings } : { settings, onAncestorCancelled: cancel };
+  }
+
   /** Number of turns running in this process. */
   get activeCount(): number {
     return this.#running.size;
@@ -93,6 +109,7 @@ export class Runner {
       leaseMs: this.#settings.leaseMs,
       maxStepResultBytes: this.#settings.maxStepResultBytes,
       ...(this.#settings.onCommitted ? { onCommitted: this.#settings.onCommitted } : {}),
+      ...(this.#settings.delegation ? { delegation: this.#delegationHost(this.#settings.delegation) } : {}),
       ...turn,
     });
     this.leases.ensureStarted();
@@ -104,6 +121,16 @@ export class Runner {
       this.#running.delete(done);
     });
     this.#running.add(done);
+  }
+
+  /**
+   * The workers running here, not stopped, whose task is `token`'s or below it in a delegation tree (the token
+   * is among their ancestors, ADR 0062).
+   */
+  workersBelow(token: string): TaskWorker[] {
+    const below: TaskWorker[] = [];
+    for (const w of this.#workers.values()) if (!w.aborted && ancestryOf(w).includes(token)) below.push(w);
+    return below;
   }
 
   /** Stops this process's worker of a task, if any (after a cancel committed). */
@@ -165,8 +192,19 @@ export class Runner {
         : undefined;
     completion?.catch(() => undefined);
     await worker.drain();
-    // A parent that fails cancels the children it left unsettled (a cancel already did, through its signal).
-    if (failure !== undefined || worker.lostWrite) await settleChildren(worker).catch(() => undefined);
+    // A turn that ends without its work done (it threw, lost a write, or its task is now FAILED, REJECTED or
+    // CANCELED however that came about) cancels the children it left unsettled: nobody will read them (ADR 0062).
+    if (failure !== undefined || worker.lostWrite || abandonsChildren(worker.current.task.status.state))
+      await settleChildren(worker).catch(() => undefined);
+    // Refused because a task above this one was cancelled: this one goes with its subtree, CANCELED, not FAILED.
+    const cancelledAbove = failure === undefined ? undefined : cancelledAncestorOf(failure);
+    if (cancelledAbove !== undefined && ancestryOf(worker).includes(cancelledAbove))
+      await this.#settings.onAncestorCancelled?.(cancelledAbove).catch((err: unknown) =>
+        logSafely(this.logger, 'warn', 'could not cancel a task below a cancelled one', {
+          taskId: worker.taskId,
+          ...errorFields(err, worker.idempotencyKey),
+        }),
+      );
     if (worker.aborted) return;
     // A lost write outranks whatever the agent did next: the task's output is incomplete.
     if (worker.lostWrite) return this.#failAfterLostWrite(worker, worker.lostWrite);
@@ -224,6 +262,27 @@ export class Runner {
 }
 
 const noLimits = (): void => undefined;
+
+const ancestries = new WeakMap<TaskWorker, readonly string[]>();
+
+/** The tokens of a worker's task and of every task above it (ADR 0062); none for a malformed entry. */
+function ancestryOf(worker: TaskWorker): readonly string[] {
+  let a = ancestries.get(worker);
+  if (a === undefined) {
+    try {
+      a = childPosition(worker.taskId, worker.message).ancestors;
+    } catch {
+      a = [];
+    }
+    ancestries.set(worker, a);
+  }
+  return a;
+}
+
+/** Whether a turn that left its task in `state` gave up on its work, and so on its children. */
+function abandonsChildren(state: TaskState): boolean {
+  return state === 'TASK_STATE_FAILED' || state === 'TASK_STATE_REJECTED' || state === 'TASK_STATE_CANCELED';
+}
 
 function workerId(scope: Scope, taskId: string): string {
   return scope.tenant + '\u0000' + scope.owner + '\u0000' + taskId;

@@ -12,7 +12,12 @@
  * stops the worker like a refused write. Durable steps (`step`, ADR 0038) run through `DurableSteps`.
  */
 import { IDEMPOTENCY_METADATA_KEY } from '../../idempotency/index.js';
-import { delegate, type DelegateOptions } from '../delegation/delegate.js';
+import {
+  bindDelegationHost,
+  delegate,
+  type DelegateOptions,
+  type DelegationHost,
+} from '../delegation/delegate.js';
 import type { DelegationHandle, DelegationPeer } from '../../delegation/index.js';
 import { isoAt } from '../../protocol/iso-time.js';
 import { newUuid } from '../../protocol/uuid.js';
@@ -84,6 +89,8 @@ export interface TaskWorkerInit {
   readonly maxStepResultBytes: number;
   /** Told after each committed write (push delivery's wake-up, ADR 0045). */
   readonly onCommitted?: (scope: Scope, taskId: string) => void;
+  /** The server's delegation depth limit and default budget, and its cascade cancel (ADR 0061, ADR 0062). */
+  readonly delegation?: DelegationHost;
 }
 
 /** What a lease renewal found. */
@@ -172,6 +179,7 @@ export class TaskWorker implements AgentContext {
     this.tenant = init.scope.tenant;
     this.principal = init.principal;
     this.requestedExtensions = init.requestedExtensions;
+    if (init.delegation) bindDelegationHost(this, init.delegation);
   }
 
   get signal(): AbortSignal {

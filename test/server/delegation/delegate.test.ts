@@ -261,7 +261,11 @@ describe('delegate in one run', () => {
     );
     const seen = childTurnsFor('quick caller key')[0]!.message;
     expect(keyOf(seen)).toBe('caller-chosen-key-0002');
-    expect(seen.metadata?.[DELEGATION_METADATA_KEY]).toEqual({ deadline: new Date(deadline).toISOString() });
+    // The parent's own budget, and the child's place in the chain below it (ADR 0061).
+    expect(seen.metadata?.[DELEGATION_METADATA_KEY]).toMatchObject({
+      deadline: new Date(deadline).toISOString(),
+      hop: 1,
+    });
   });
 
   it('fails a turn whose own message carries a malformed delegation entry before the agent runs, sending nothing', async () => {
