@@ -11,3 +11,9 @@ export * from './push-delivery.js';
 export * from './page-token.js';
 export * from './memory/index.js';
 export { openStore, describeStoreUrl, type OpenStoreOptions, type OpenedStore } from './open-store.js';
+export {
+  DEFAULT_POSTGRES_LIMITS,
+  postgresPoolConfig,
+  type PostgresConnectionLimits,
+  type PostgresPoolConfig,
+} from './postgres/pg-connection-limits.js';

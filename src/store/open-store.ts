@@ -8,6 +8,11 @@ import { userInfo } from 'node:os';
 import type { Clock } from './clock.js';
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from './memory/index.js';
 import type { MigrationReport } from './sql/migration.js';
+import {
+  migrationPoolConfig,
+  postgresPoolConfig,
+  type PostgresConnectionLimits,
+} from './postgres/pg-connection-limits.js';
 import { StoreError } from './sql/store-error.js';
 import type { TaskStore } from './task-store.js';
 
@@ -23,6 +28,11 @@ export interface OpenStoreOptions {
   pollIntervalMs?: number;
   /** How long tombstones are kept after their key expired (every backend; default 7 days). */
   tombstoneTtlMs?: number;
+  /**
+   * How long a PostgreSQL pool waits for the database (ADR 0063): query, statement, lock, idle-transaction and
+   * connect timeouts and TCP keep-alive. The store URL's parameters (`?query_timeout=...`) win over these.
+   */
+  postgres?: PostgresConnectionLimits;
 }
 
 /** A store opened from a URL; SQL stores also expose `migrate()`. */
@@ -78,17 +88,7 @@ async function openSqlite(path: string, options: OpenStoreOptions) {
   });
 }
 
-/**
- * Session settings of the pools `openStore` makes (ADR 0047): nothing waits forever. A statement waiting on another
- * transaction's lock gives up after 10 s, and a session left idle inside a transaction (a stalled replica) is
- * ended after 60 s, releasing its locks. A URL that sets `options` itself replaces these.
- */
-export const POSTGRES_SESSION_OPTIONS = '-c lock_timeout=10000 -c idle_in_transaction_session_timeout=60000';
-
-/** The pg pool configuration for a connection string. */
-export function postgresPoolConfig(connectionString: string): { connectionString: string; options: string } {
-  return { connectionString, options: POSTGRES_SESSION_OPTIONS };
-}
+export { postgresPoolConfig };
 
 async function openPostgres(url: string, options: OpenStoreOptions) {
   const parsed = new URL(url);
@@ -102,10 +102,11 @@ async function openPostgres(url: string, options: OpenStoreOptions) {
   // libpq defaults the user to the OS user; pg reads only $USER/$PGUSER, which service shells often lack.
   if (parsed.username === '' && !process.env.PGUSER && !process.env.USER)
     parsed.username = userInfo().username;
-  const pool = new pg.default.Pool(postgresPoolConfig(parsed.toString()));
+  const config = postgresPoolConfig(parsed.toString(), options.postgres);
+  const pool = new pg.default.Pool(config);
   // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  return new PostgresTaskStore({
+  const store = new PostgresTaskStore({
     pool: preparedPool(pool),
     schema,
     closePool: true,
@@ -113,6 +114,22 @@ async function openPostgres(url: string, options: OpenStoreOptions) {
     ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
     ...(options.tombstoneTtlMs !== undefined ? { tombstoneTtlMs: options.tombstoneTtlMs } : {}),
   });
+  // Migrations run on a connection of their own without statement limits (ADR 0063): one may build an index
+  // over a large table, which takes as long as it takes. The pool lives for the one call.
+  store.migrate = async () => {
+    const own = new pg.default.Pool(migrationPoolConfig(config));
+    own.on('error', () => undefined);
+    try {
+      return await new PostgresTaskStore({
+        pool: own,
+        schema,
+        ...(options.clock ? { clock: options.clock } : {}),
+      }).migrate();
+    } finally {
+      await own.end();
+    }
+  };
+  return store;
 }
 
 async function importDriver<T>(load: () => Promise<T>, driver: string): Promise<T> {
