@@ -178,11 +178,11 @@ describe('JSON-RPC protocol errors', () => {
     expectRpcError(env, -32602, 'INVALID_PARAMS');
   });
 
-  it('a non-JSON Content-Type is HTTP 415 with -32005 CONTENT_TYPE_NOT_SUPPORTED', async () => {
+  it('a non-JSON Content-Type is -32005 CONTENT_TYPE_NOT_SUPPORTED with HTTP 200 (A2A v1.0.1)', async () => {
     const res = await tck.fetch(
       post('{"jsonrpc":"2.0","id":1,"method":"ListTasks"}', { 'Content-Type': 'text/plain' }),
     );
-    expect(res.status).toBe(415);
+    expect(res.status).toBe(200);
     expectRpcError(await rpcJson(res), -32005, 'CONTENT_TYPE_NOT_SUPPORTED');
   });
 });

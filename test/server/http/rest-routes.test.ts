@@ -289,7 +289,7 @@ describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
     expect(['INVALID_PARAMS', 'INVALID_REQUEST']).toContain(body.error.details[0]?.reason);
   });
 
-  it('an unsupported Content-Type: 415 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED', async () => {
+  it('an unsupported Content-Type: 400 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED (A2A v1.0.1)', async () => {
     const res = await tck.fetch(
       new Request(`${BASE}/message:send`, {
         method: 'POST',
@@ -297,7 +297,7 @@ describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
         body: '<x/>',
       }),
     );
-    await expectRestError(res, 415, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
+    await expectRestError(res, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
   });
 
   it('an unknown path is 404 and a known path with the wrong verb is 405 with Allow', async () => {
