@@ -263,6 +263,9 @@ export function pushDeliveryContract(make: MakeStore): void {
       await expect(
         store.recordPushDelivery(ALICE, 't1', 'c1', '', { kind: 'released' }),
       ).rejects.toMatchObject(bad);
+      await expect(
+        store.recordPushDelivery(ALICE, 't1', 'c1', H, { kind: 'sending', seq: 1, claimMs: 0 }),
+      ).rejects.toMatchObject(bad);
       expect(await store.getPushDelivery(ALICE, 't1', 'c1')).toMatchObject({ deliveredSeq: 0, attempts: 0 });
     });
 

@@ -4,10 +4,13 @@
  * claim, so the events of one task reach one webhook in order (event n + 1 only after n was acknowledged or given
  * up), at least once, across restarts and replicas.
  *
+ * - Claims (ADR 0056): each claim call has its own name, the claim is confirmed right before every POST
+ *   (`delivery-attempt.ts`), and an outcome whose answer was lost is recorded again, which the store answers as
+ *   landed; so a dispatcher whose claim lapsed never sends, and nothing is counted twice.
  * - Wake-ups: a commit in this process of a task known to have configs nudges it at once; a poll every
  *   `pollIntervalMs` finds what other replicas or an earlier process left, and retries that came due.
- * - Bounded: at most `maxConcurrent` webhooks are served at once, each attempt within `attemptTimeoutMs`, so a
- *   slow webhook holds one slot for a bounded time and never the request path.
+ * - Bounded: at most `maxConcurrent` webhooks are served at once, each attempt (lookup included) within
+ *   `attemptTimeoutMs`, so a slow webhook holds one slot for a bounded time and never the request path.
  * - Outcomes: 2xx acknowledges; 408, 429, 5xx and no answer are retried with full-jitter backoff (a
  *   `Retry-After` in seconds is honoured up to the backoff cap); any other status (3xx, 4xx) and a target the
  *   guard refuses give that event up at once. Failing for `giveUpAfterMs`, the whole backlog is given up. Each
