@@ -39,7 +39,7 @@ import type { CallContext } from './call-context.js';
 import { errorFields, logSafely, noteTaskId } from './observability/error-log.js';
 import type { ServerLogger } from './observability/logger.js';
 import { ADMISSION_COUNTER } from './observability/metrics.js';
-import { buildAgentCard, requiredExtensions } from './card.js';
+import { advertisePush, buildAgentCard, deliversPush, requiredExtensions } from './card.js';
 import { checkDelegationDepth } from './delegation/delegation-chain.js';
 import { TaskCancel } from './task-cancel.js';
 import { resolveServerOptions, type A2AServerOptions, type ResolvedServerOptions } from './options.js';
@@ -71,6 +71,8 @@ export class A2ARequestHandler implements RequestHandler {
    */
   readonly push: PushDispatcher | undefined;
   readonly #pushOptions: ResolvedPushOptions | undefined;
+  /** Whether this server delivers push notifications; both cards say so. */
+  readonly #delivers: boolean;
   readonly #admission: AdmissionConfig;
   readonly #required: string[];
   /** New tasks whose creation answer was lost, looked for until the store answers (ADR 0052). */
@@ -81,7 +83,10 @@ export class A2ARequestHandler implements RequestHandler {
   constructor(options: A2AServerOptions) {
     this.options = resolveServerOptions(options);
     const o = this.options;
-    this.agentCard = buildAgentCard(cardInit(o), o.store.supportsIdempotency, o.keyTtlMs);
+    // The card says what the server does: it delivers push unless the host turned push off (ADR 0057).
+    const delivers = deliversPush(o.card.capabilities?.pushNotifications, o.push);
+    this.#delivers = delivers;
+    this.agentCard = buildAgentCard(o.card, o.store.supportsIdempotency, o.keyTtlMs, delivers);
     this.#required = requiredExtensions(this.agentCard);
     this.#cancel = new TaskCancel({
       store: o.store,
@@ -91,8 +96,7 @@ export class A2ARequestHandler implements RequestHandler {
       committed: (scope, taskId) => this.push?.committed(scope, taskId),
     });
     const workerName = defaultWorkerName();
-    const delivers = this.agentCard.capabilities.pushNotifications === true && o.push !== false;
-    const pushOptions = delivers ? resolvePushOptions(o.push) : undefined;
+    const pushOptions = delivers && o.push !== false ? resolvePushOptions(o.push) : undefined;
     this.#pushOptions = pushOptions;
     const dispatcher = pushOptions
       ? new PushDispatcher(o.store, pushOptions, o.logger, o.clock, `${workerName}:push`)
@@ -427,7 +431,10 @@ export class A2ARequestHandler implements RequestHandler {
     }
     const ext = this.options.extendedCard;
     if (!ext) throw new ExtendedAgentCardNotConfiguredError();
-    return typeof ext === 'function' ? ext(ctx) : ext;
+    const card = typeof ext === 'function' ? await ext(ctx) : ext;
+    // The extended card states the same delivery as the public one (ADR 0057).
+    const capabilities = advertisePush(card.capabilities, this.#delivers);
+    return capabilities === card.capabilities ? card : { ...card, capabilities };
   }
 
   /** Waits for running turns to finish (renewing their leases meanwhile), then closes the store. */
@@ -438,11 +445,4 @@ export class A2ARequestHandler implements RequestHandler {
     await this.push?.close();
     await this.options.store.close();
   }
-}
-
-/** The card as the host wrote it, but saying `pushNotifications: false` when the host turned delivery off. */
-function cardInit(o: ResolvedServerOptions): ResolvedServerOptions['card'] {
-  const caps = o.card.capabilities;
-  if (o.push !== false || caps?.pushNotifications !== true) return o.card;
-  return { ...o.card, capabilities: { ...caps, pushNotifications: false } };
 }

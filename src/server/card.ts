@@ -2,6 +2,7 @@
  * The agent card a server publishes. The idempotency extension is advertised exactly when the configured store
  * can honour keys, derived from the store rather than configured by hand, so card and behaviour cannot drift
  * (a2a-rust's idempotency docs, "Knowing whether a server honours it"). An operator's own entry for the URI is kept as written.
+ * `pushNotifications` is derived the same way, from whether the server delivers push notifications (ADR 0057).
  */
 import { advertiseDelegation } from './delegation/delegation-extension.js';
 import { IDEMPOTENCY_EXTENSION_URI } from '../idempotency/index.js';
@@ -39,8 +40,31 @@ export function advertiseIdempotency(
   return { ...capabilities, extensions: [...declared, entry] };
 }
 
-/** The card as served: defaults filled in, the extension advertised. Interfaces are filled per origin later. */
-export function buildAgentCard(init: AgentCardInit, storeHonoursKeys: boolean, keyTtlMs: number): AgentCard {
+/**
+ * Whether a server delivers push notifications (ADR 0057): it does, unless the host turns push off, with the
+ * server option `push: false` or a card that says `pushNotifications: false`.
+ */
+export function deliversPush(declared: boolean | undefined, push: unknown): boolean {
+  return push !== false && declared !== false;
+}
+
+/** `capabilities` saying `pushNotifications: delivers`: the card states what the server does (ADR 0057). */
+export function advertisePush(capabilities: AgentCapabilities, delivers: boolean): AgentCapabilities {
+  return capabilities.pushNotifications === delivers
+    ? capabilities
+    : { ...capabilities, pushNotifications: delivers };
+}
+
+/**
+ * The card as served: defaults filled in, the extensions advertised, `pushNotifications` saying whether the
+ * server delivers (`delivers`; when not given, as the host wrote it). Interfaces are filled per origin later.
+ */
+export function buildAgentCard(
+  init: AgentCardInit,
+  storeHonoursKeys: boolean,
+  keyTtlMs: number,
+  delivers?: boolean,
+): AgentCard {
   const skills: AgentSkill[] = init.skills ?? [];
   return {
     ...init,
@@ -50,7 +74,11 @@ export function buildAgentCard(init: AgentCardInit, storeHonoursKeys: boolean, k
     supportedInterfaces: init.supportedInterfaces ?? [],
     // Every a2a-once server enforces a delegating parent's lease and budget on its turns (ADR 0039).
     capabilities: advertiseDelegation(
-      advertiseIdempotency(init.capabilities ?? {}, storeHonoursKeys, keyTtlMs),
+      advertiseIdempotency(
+        delivers === undefined ? (init.capabilities ?? {}) : advertisePush(init.capabilities ?? {}, delivers),
+        storeHonoursKeys,
+        keyTtlMs,
+      ),
     ),
     defaultInputModes: init.defaultInputModes ?? ['text/plain'],
     defaultOutputModes: init.defaultOutputModes ?? ['text/plain'],

@@ -74,10 +74,10 @@ export interface A2AServerOptions {
    */
   storeWriteBudgetMs?: number;
   /**
-   * Push delivery (docs/semantics.md §5, ADR 0045): when the card declares `capabilities.pushNotifications`,
-   * the server delivers every event of a task to its webhooks, with these settings (signing secret, private
-   * targets, timeouts). `false` turns delivery off, and the card then says `pushNotifications: false`: a card
-   * declares only what the server does.
+   * Push delivery (docs/semantics.md §5, ADR 0045): the server delivers every event of a task to its webhooks,
+   * with these settings (signing secret, private targets, timeouts). `false` turns delivery off, as does a card
+   * that says `pushNotifications: false`; otherwise the card says `pushNotifications: true`. The card's flag is
+   * derived, like the idempotency advertisement: it declares only what the server does (ADR 0057).
    */
   push?: false | PushDeliveryOptions;
   /** How deep a delegation chain may go through this server, and the default budget of a child (ADR 0061). */

@@ -5,10 +5,12 @@
  * the task's cursors, in the same transaction, so "this webhook has work" is one indexed comparison
  * (`taskSeq > deliveredSeq`) that survives any crash.
  *
- * A dispatcher claims due cursors for a short lease (so two replicas never deliver one webhook at once), sends
- * the event after `deliveredSeq`, and records the outcome under its claim. Every outcome is conditional on the
- * claim and on the event being the cursor's next one, so a stale dispatcher (its claim lapsed and taken over)
- * changes nothing.
+ * A dispatcher claims due cursors for a short lease (so two replicas never deliver one webhook at once), checks
+ * and extends the claim right before it sends the event after `deliveredSeq` (`sending`), and records the outcome
+ * under its claim. The holder names one claim, not one dispatcher (ADR 0056): a dispatcher whose claim lapsed and
+ * was taken over, by another replica or by itself, is fenced out. Every outcome is conditional on the claim and on
+ * the event being the cursor's next one, so a stale dispatcher changes nothing; and every outcome may be recorded
+ * again (its answer was lost): a repeat of one that landed is answered `true` and changes nothing.
  */
 import type { TaskPushNotificationConfig } from '../protocol/requests.js';
 import type { Scope } from './scope.js';
@@ -59,6 +61,11 @@ export interface PushDelivery extends PushDeliveryState {
 
 /** What a delivery attempt (or a decision not to attempt) came to; recorded under the claim. */
 export type PushOutcome =
+  /**
+   * About to send event `seq`: true only if the claim is still this holder's and `seq` is the cursor's next event;
+   * the claim is then held `claimMs` more. A dispatcher sends only after this answered true (ADR 0056).
+   */
+  | { readonly kind: 'sending'; readonly seq: number; readonly claimMs: number }
   /** The receiver acknowledged event `seq` (2xx): the cursor moves to it and the claim is held `claimMs` more. */
   | { readonly kind: 'delivered'; readonly seq: number; readonly claimMs: number }
   /** Event `seq` failed and will be tried again from `retryAt`; the claim is released. */
@@ -97,7 +104,7 @@ export function checkPushOutcome(method: string, holder: string, outcome: PushOu
       'BAD_ARGUMENT',
       `${method}: seq must be a positive integer, got ${String(outcome.seq)}`,
     );
-  if (outcome.kind === 'delivered') {
+  if (outcome.kind === 'delivered' || outcome.kind === 'sending') {
     checkOwnerAndTtl(method, holder, outcome.claimMs);
     return undefined;
   }

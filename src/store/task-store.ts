@@ -304,14 +304,18 @@ export interface TaskStore {
    * Push delivery (docs/semantics.md §5, ADR 0045). Claims, over every scope, at most `limit` webhooks that have
    * an undelivered event (`taskSeq > deliveredSeq`), whose next attempt is due and that nobody holds (or whose
    * holder's claim lapsed), oldest due first, for `holder` until now + `claimMs`. Of racing claimers, across
-   * processes sharing the store, each webhook goes to one. A new config starts before the task's first event;
-   * replacing a config by id keeps where its delivery stands.
+   * processes sharing the store, each webhook goes to one. `holder` names this one claim, not the dispatcher: a
+   * dispatcher passes a fresh name on every call, so a claim of its own that lapsed and was claimed again is fenced
+   * out like another replica's (ADR 0056). A new config starts before the task's first event (at its last event
+   * when the task is already terminal); replacing a config by id keeps where its delivery stands.
    */
   claimPushDeliveries(holder: string, claimMs: number, limit: number): Promise<PushDelivery[]>;
 
   /**
    * Records what delivering to a claimed webhook came to (`PushOutcome`), only if `holder` still holds its claim
    * and (but for `released`) `outcome.seq` is the event after `deliveredSeq`; false otherwise, changing nothing.
+   * Safe to repeat when an answer was lost: a repeat of an outcome that landed is answered true and changes
+   * nothing (a `delivered` while the claim is still held, a releasing outcome until the webhook is claimed again).
    */
   recordPushDelivery(
     scope: Scope,

@@ -1,5 +1,6 @@
 /**
- * `a2a-once serve` delivers push notifications (ADR 0045): the `tck` agent declares them, a webhook on loopback is
+ * `a2a-once serve` delivers push notifications (ADR 0045) and every agent's card says so (ADR 0057): the `tck`
+ * agent, and `echo`, `ask` and `slow`, whose cards declare nothing of their own. A webhook on loopback is
  * allowed only with `--allow-private-webhooks`, and deliveries are signed with the secret from the environment
  * variable `A2A_ONCE_WEBHOOK_SECRET`. A secret not in the Standard Webhooks form is a usage error that does not
  * echo it.
@@ -62,6 +63,40 @@ describe.skipIf(!cliBuilt)('serve delivers push notifications', () => {
       const ts = Number(x.headers['webhook-timestamp']);
       expect(webhookSignatureMatches(key, id, ts, x.body, String(x.headers['webhook-signature']))).toBe(true);
       expect(x.headers['x-a2a-notification-token']).toBe('tok-1');
+    }
+  });
+});
+
+describe.skipIf(!cliBuilt)("serve: every agent's card says push, and push configs are delivered", () => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  it.each(['echo', 'ask', 'slow'])('--agent %s', async (agent) => {
+    const serve = await startServe(['--agent', agent, '--store', 'memory', '--allow-private-webhooks']);
+    try {
+      const card = (await (await fetch(`${serve.url}/.well-known/agent-card.json`)).json()) as {
+        capabilities: { pushNotifications?: boolean };
+      };
+      expect(card.capabilities.pushNotifications).toBe(true);
+      const res = await fetch(`${serve.url}/message:send`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({
+          message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hello' }] },
+          configuration: { taskPushNotificationConfig: { url: `${receiver.url}/${agent}` } },
+        }),
+      });
+      expect(res.status).toBe(200);
+      const { task } = (await res.json()) as { task: { id: string } };
+      await receiver.until((r) => r.firstAcks(task.id).includes(1), 10_000);
+      expect(receiver.received.find((x) => x.taskId === task.id)?.path).toBe(`/${agent}`);
+    } finally {
+      await serve.stop();
     }
   });
 });

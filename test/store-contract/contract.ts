@@ -16,6 +16,7 @@ import { parentRenewalContract } from './contract-parent-renewal.js';
 import { purgeContract } from './contract-purge.js';
 import { pushClaimContract } from './contract-push-claims.js';
 import { pushDeliveryContract } from './contract-push-delivery.js';
+import { pushFencingContract } from './contract-push-fencing.js';
 import { raceContract } from './contract-races.js';
 import { releaseContract } from './contract-release.js';
 import { stepContract } from './contract-steps.js';
@@ -44,6 +45,7 @@ export function describeTaskStoreContract(name: string, makeStore: MakeStore): v
     describe('delegation lease renewals', () => parentRenewalContract(makeStore));
     describe('push delivery', () => pushDeliveryContract(makeStore));
     describe('push delivery claims', () => pushClaimContract(makeStore));
+    describe('push claim fencing and lost answers', () => pushFencingContract(makeStore));
     describe('races', () => raceContract(makeStore));
     describe('lost answers', () => lostAnswerContract(makeStore));
   });

@@ -21,8 +21,9 @@ export interface DemoAgentOptions {
   /** How long the slow agent works before completing (default 500 ms). */
   readonly delayMs?: number;
   /**
-   * Whether the server delivers push notifications (default false). The one switch for a demo card's
-   * `pushNotifications`: a card declares only what the server does, and storing configs is not delivering.
+   * The TCK agent's switch for push notifications (default false): its cards then say
+   * `pushNotifications: false`, which turns delivery off, for the TCK's "push not supported" runs. The other
+   * agents declare nothing, and their card's flag says what the server does (ADR 0057).
    */
   readonly pushNotifications?: boolean;
 }

@@ -19,6 +19,12 @@ export interface HttpOptions {
   cardMaxAgeSeconds?: number;
   /** Interval of SSE keep-alive comments, in ms (default 15 s; 0 disables). */
   sseKeepAliveMs?: number;
+  /**
+   * The HTTP status of a request body declared with a type that is not JSON (ADR 0058): 400, as A2A v1.0.1's
+   * error table gives `ContentTypeNotSupportedError` (default), or 415, as v1.0.0's did. REST answers with it;
+   * JSON-RPC answers 200 for 400 (its errors travel in the envelope) and 415 for 415.
+   */
+  refusedContentTypeStatus?: 400 | 415;
 }
 
 /** HttpOptions with defaults applied. */
@@ -29,6 +35,12 @@ export interface ResolvedHttpOptions {
   readonly publicBaseUrl: string | undefined;
   readonly cardMaxAgeSeconds: number;
   readonly sseKeepAliveMs: number;
+  readonly refusedContentTypeStatus: 400 | 415;
+}
+
+function refusedStatus(s: HttpOptions['refusedContentTypeStatus']): 400 | 415 {
+  if (s === undefined || s === 400 || s === 415) return s ?? 400;
+  throw new RangeError('http.refusedContentTypeStatus must be 400 or 415');
 }
 
 /** Applies defaults. */
@@ -40,5 +52,6 @@ export function resolveHttpOptions(o: HttpOptions = {}): ResolvedHttpOptions {
     publicBaseUrl: o.publicBaseUrl,
     cardMaxAgeSeconds: o.cardMaxAgeSeconds ?? 300,
     sseKeepAliveMs: o.sseKeepAliveMs ?? 15_000,
+    refusedContentTypeStatus: refusedStatus(o.refusedContentTypeStatus),
   };
 }

@@ -2,7 +2,8 @@
  * The JSON-RPC 2.0 binding (A2A §9): one POST endpoint, PascalCase methods, `params` as the ProtoJSON request,
  * streaming methods answered as SSE whose every `data:` is a whole JSON-RPC response. Errors go out with HTTP
  * 200, as `@a2a-js/sdk` does, except a refusal that means "retry later" (503 + Retry-After), an oversized body
- * (413) and a body of a type that is not JSON (415), whose HTTP status says so to proxies and retrying clients.
+ * (413) and, when the host keeps A2A v1.0.0's table, a body of a type that is not JSON (415), whose HTTP status
+ * says so to proxies and retrying clients. By default (v1.0.1) that refusal is -32005 with HTTP 200 (ADR 0058).
  * Answers are `application/json` whatever the `Accept`: §9 names that type in v1.0.0 and v1.0.1 alike, and
  * every JSON-RPC peer reads it; either JSON type is read on input (ADR 0042).
  */
@@ -54,7 +55,7 @@ export async function handleJsonRpc(
   // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
   let ctl: AbortController | undefined;
   try {
-    assertJsonContentType(req);
+    assertJsonContentType(req, options.refusedContentTypeStatus);
     const body = parseJsonText(await readBodyText(req, options.maxBodyBytes));
     if (Array.isArray(body)) throw new InvalidRequestError('Batch requests are not supported');
     if (typeof body !== 'object' || body === null)

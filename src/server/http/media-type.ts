@@ -2,16 +2,17 @@
  * Media types across the A2A v1.0.0 / v1.0.1 split (ADR 0042). v1.0.0 peers send and expect `application/json`;
  * v1.0.1 made `application/a2a+json` the HTTP+JSON type. The server takes either on input, answers
  * `application/a2a+json` only to a request whose `Accept` names it, `application/json` otherwise, and refuses a
- * body of any other declared type with HTTP 415: HTTP's own status for it (RFC 9110), and the v1.0.0 table's.
+ * body of any other declared type with `ContentTypeNotSupportedError`: HTTP 400 by default, as v1.0.1's error
+ * table says, or 415 (RFC 9110's status, and v1.0.0's table) when the host asks for it (ADR 0058).
  */
 import { ACCEPT_A2A_OR_JSON, MEDIA_A2A_JSON, MEDIA_JSON } from '../../protocol/constants.js';
 import { A2AError, ERROR_SPECS, type A2AErrorSpec } from '../../protocol/errors.js';
 
 /**
- * ContentTypeNotSupported with HTTP 415: the refusal of the request's own `Content-Type`. A message *part* of an
- * unsupported type keeps the v1.0.1 mapping (400); only the HTTP status differs, reason and code are the same.
+ * ContentTypeNotSupported with HTTP 415, for hosts that keep A2A v1.0.0's table (ADR 0058). Reason and code are
+ * v1.0.1's; only the HTTP status differs.
  */
-const UNSUPPORTED_MEDIA_TYPE: A2AErrorSpec = Object.freeze({
+const UNSUPPORTED_MEDIA_TYPE_415: A2AErrorSpec = Object.freeze({
   ...ERROR_SPECS.ContentTypeNotSupportedError,
   httpStatus: 415,
   defaultMessage: 'Unsupported media type',
@@ -32,19 +33,20 @@ export function isJsonContentType(ct: string | null): boolean {
   return base === MEDIA_JSON || base === MEDIA_A2A_JSON || base === '';
 }
 
-/** The 415 refusal of a request body declared as `ct`. */
-export function unsupportedMediaType(ct: string): A2AError {
+/** The refusal of a request body declared as `ct`: HTTP 400 (A2A v1.0.1, the default) or 415 (v1.0.0). */
+export function unsupportedMediaType(ct: string, status: 400 | 415 = 400): A2AError {
   const quoted = ct.length > MAX_QUOTED ? `${ct.slice(0, MAX_QUOTED)}…` : ct;
-  return new A2AError(UNSUPPORTED_MEDIA_TYPE, {
+  const spec = status === 415 ? UNSUPPORTED_MEDIA_TYPE_415 : ERROR_SPECS.ContentTypeNotSupportedError;
+  return new A2AError(spec, {
     message: `Content-Type ${quoted} is not supported: send ${MEDIA_A2A_JSON} or ${MEDIA_JSON}`,
     metadata: { contentType: quoted, supported: `${MEDIA_A2A_JSON}, ${MEDIA_JSON}` },
   });
 }
 
-/** Throws the 415 refusal unless the request's `Content-Type` is JSON. */
-export function assertJsonContentType(req: Request): void {
+/** Throws the refusal (HTTP `status`) unless the request's `Content-Type` is JSON. */
+export function assertJsonContentType(req: Request, status: 400 | 415 = 400): void {
   const ct = req.headers.get('content-type');
-  if (!isJsonContentType(ct)) throw unsupportedMediaType(ct!);
+  if (!isJsonContentType(ct)) throw unsupportedMediaType(ct!, status);
 }
 
 const NAMES_A2A_JSON = /application\/a2a\+json/i;

@@ -3,8 +3,8 @@
  * and the `/{tenant}` prefix filling the request, errors as `google.rpc.Status` with the error's HTTP status
  * (A2A v1.0), streams as SSE of bare StreamResponse objects. 201 for a created push config and 204 for a
  * deleted one, as `@a2a-js/sdk` does; clients accept any 2xx. Bodies of either JSON type are read, a body of
- * another declared type is refused with 415, and JSON answers carry the type the request's `Accept` asks for
- * (ADR 0042).
+ * another declared type is refused with 400 (A2A v1.0.1; 415 when the host keeps v1.0.0's table, ADR 0058), and
+ * JSON answers carry the type the request's `Accept` asks for (ADR 0042).
  */
 import { STREAMING_METHODS } from '../../protocol/constants.js';
 import type { A2AError } from '../../protocol/errors.js';
@@ -65,7 +65,7 @@ async function requestObject(
 ): Promise<Record<string, unknown>> {
   // GET and DELETE carry no body: a Content-Type on them declares nothing we read.
   if (req.method === 'GET' || req.method === 'DELETE') return queryObject(url);
-  assertJsonContentType(req);
+  assertJsonContentType(req, options.refusedContentTypeStatus);
   const text = await readBodyText(req, options.maxBodyBytes);
   if (text.trim() === '') return {};
   const body = parseJsonText(text);

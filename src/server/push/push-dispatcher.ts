@@ -4,10 +4,13 @@
  * claim, so the events of one task reach one webhook in order (event n + 1 only after n was acknowledged or given
  * up), at least once, across restarts and replicas.
  *
+ * - Claims (ADR 0056): each claim call has its own name, the claim is confirmed right before every POST
+ *   (`delivery-attempt.ts`), and an outcome whose answer was lost is recorded again, which the store answers as
+ *   landed; so a dispatcher whose claim lapsed never sends, and nothing is counted twice.
  * - Wake-ups: a commit in this process of a task known to have configs nudges it at once; a poll every
  *   `pollIntervalMs` finds what other replicas or an earlier process left, and retries that came due.
- * - Bounded: at most `maxConcurrent` webhooks are served at once, each attempt within `attemptTimeoutMs`, so a
- *   slow webhook holds one slot for a bounded time and never the request path.
+ * - Bounded: at most `maxConcurrent` webhooks are served at once, each attempt (lookup included) within
+ *   `attemptTimeoutMs`, so a slow webhook holds one slot for a bounded time and never the request path.
  * - Outcomes: 2xx acknowledges; 408, 429, 5xx and no answer are retried with full-jitter backoff (a
  *   `Retry-After` in seconds is honoured up to the backoff cap); any other status (3xx, 4xx) and a target the
  *   guard refuses give that event up at once. Failing for `giveUpAfterMs`, the whole backlog is given up. Each
@@ -16,39 +19,27 @@
  */
 import type { Scope } from '../../store/scope.js';
 import type { PushDelivery, PushOutcome } from '../../store/push-delivery.js';
-import type { StoredEvent } from '../../store/records.js';
 import type { TaskStore } from '../../store/task-store.js';
 import type { Clock } from '../../store/clock.js';
+import { StoreError } from '../../store/sql/store-error.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { errorFields, logSafely } from '../observability/error-log.js';
 import { retryDelayMs, type ResolvedPushOptions } from './push-options.js';
-import { pushRequest } from './push-request.js';
-import { makeAgents, postWebhook, type PostAgents, type PostResult } from './webhook-post.js';
-import {
-  WebhookTargetError,
-  checkWebhookUrlForm,
-  resolveWebhookTarget,
-  webhookOrigin,
-} from './webhook-url-guard.js';
+import { attemptDelivery, type AttemptContext } from './delivery-attempt.js';
+import { makeAgents, type PostAgents } from './webhook-post.js';
+import { webhookOrigin } from './webhook-url-guard.js';
+
+/** A claimed webhook and the name of the claim it is held under. */
+interface Claimed extends PushDelivery {
+  readonly claim: string;
+}
 
 /** Tasks remembered as having configs, for the commit nudge; past this the oldest is forgotten (the poll remains). */
 const MAX_KNOWN_TASKS = 10_000;
 
-/** What to do after one attempt. */
-type Verdict =
-  | { readonly kind: 'ack' }
-  | { readonly kind: 'retry'; readonly error: string; readonly afterMs?: number }
-  | { readonly kind: 'reject'; readonly error: string; readonly reason: string };
-
-function verdictOf(r: PostResult): Verdict {
-  if (r.kind === 'no-answer') return { kind: 'retry', error: r.error };
-  const s = r.status;
-  if (s >= 200 && s < 300) return { kind: 'ack' };
-  const error = `HTTP ${s}`;
-  if (s === 408 || s === 429 || s >= 500)
-    return { kind: 'retry', error, ...(r.retryAfterMs === undefined ? {} : { afterMs: r.retryAfterMs }) };
-  return { kind: 'reject', error, reason: 'rejected' };
-}
+/** Tries of one record: a store error may mean only its answer was lost, and a repeat is safe (ADR 0056). */
+const RECORD_TRIES = 3;
+const RECORD_RETRY_MS = 50;
 
 function taskKeyOf(scope: Scope, taskId: string): string {
   return `${scope.tenant}\u0000${scope.owner}\u0000${taskId}`;
@@ -60,8 +51,9 @@ export class PushDispatcher {
   readonly #o: ResolvedPushOptions;
   readonly #logger: ServerLogger;
   readonly #clock: Clock;
-  /** This dispatcher's name in its claims. */
+  /** This dispatcher's name; each claim is named `<holder>#<n>`, so no two claims share a name (ADR 0056). */
   readonly holder: string;
+  #claims = 0;
   readonly #agents: PostAgents = makeAgents();
   readonly #known = new Set<string>();
   readonly #running = new Set<Promise<void>>();
@@ -139,11 +131,12 @@ export class PushDispatcher {
     }
   }
 
-  async #claim(limit: number): Promise<PushDelivery[]> {
+  async #claim(limit: number): Promise<Claimed[]> {
     try {
-      const claimed = await this.#store.claimPushDeliveries(this.holder, this.#o.claimMs, limit);
+      const claim = `${this.holder}#${++this.#claims}`;
+      const claimed = await this.#store.claimPushDeliveries(claim, this.#o.claimMs, limit);
       this.#storeFailing = false;
-      return claimed;
+      return claimed.map((d) => ({ ...d, claim }));
     } catch (err) {
       // Logged once per failing spell, not on every poll; the next poll tries again.
       if (!this.#storeFailing)
@@ -153,7 +146,7 @@ export class PushDispatcher {
     }
   }
 
-  #serve(d: PushDelivery): void {
+  #serve(d: Claimed): void {
     this.track(d.scope, d.taskId);
     const run = this.#deliver(d)
       .catch((err: unknown) => {
@@ -170,18 +163,38 @@ export class PushDispatcher {
     this.#running.add(run);
   }
 
-  #record(d: PushDelivery, outcome: PushOutcome): Promise<boolean> {
-    return this.#store.recordPushDelivery(d.scope, d.taskId, d.configId, this.holder, outcome);
+  /**
+   * Records an outcome under `d`'s claim. A store error is tried again a few times: the write may have landed
+   * with only its answer lost, and the store answers a repeat of a landed outcome as landed (ADR 0056).
+   */
+  async #record(d: Claimed, outcome: PushOutcome): Promise<boolean> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#store.recordPushDelivery(d.scope, d.taskId, d.configId, d.claim, outcome);
+      } catch (err) {
+        const hopeless = err instanceof StoreError && err.code === 'BAD_ARGUMENT';
+        if (hopeless || attempt >= RECORD_TRIES || this.#closed) throw err;
+        logSafely(this.#logger, 'warn', 'push delivery could not record an outcome; trying again', {
+          taskId: d.taskId,
+          configId: d.configId,
+          outcome: outcome.kind,
+          attempt,
+          ...errorFields(err),
+        });
+        await new Promise((r) => setTimeout(r, RECORD_RETRY_MS * attempt));
+      }
+    }
   }
 
   /** Sends the webhook's events in order from its cursor, until one fails, the claim is lost, or none is left. */
-  async #deliver(d: PushDelivery): Promise<void> {
+  async #deliver(d: Claimed): Promise<void> {
     const events = await this.#store.readEvents(d.scope, d.taskId, d.deliveredSeq);
     let failingSince = d.failingSince;
     let attempts = d.attempts;
     for (const e of events) {
       if (this.#closed) break;
-      const verdict = await this.#attempt(d, e);
+      const verdict = await attemptDelivery(d, e, this.#attemptContext(d, e.seq));
+      if (verdict.kind === 'lost') return; // taken over: whoever holds it now goes on
       if (verdict.kind === 'ack') {
         if (!(await this.#record(d, { kind: 'delivered', seq: e.seq, claimMs: this.#o.claimMs }))) return;
         failingSince = undefined;
@@ -219,7 +232,7 @@ export class PushDispatcher {
   }
 
   async #giveUp(
-    d: PushDelivery,
+    d: Claimed,
     seq: number,
     through: 'event' | 'backlog',
     reason: string,
@@ -238,30 +251,14 @@ export class PushDispatcher {
     });
   }
 
-  /** One attempt at event `e`: the target checked again, then the POST to the checked address. */
-  async #attempt(d: PushDelivery, e: StoredEvent): Promise<Verdict> {
-    let url: URL;
-    let target;
-    try {
-      url = checkWebhookUrlForm(d.config.url, this.#o.allowPrivateTargets);
-      target = await resolveWebhookTarget(url, this.#o.allowPrivateTargets, this.#o.resolve);
-    } catch (err) {
-      if (err instanceof WebhookTargetError)
-        return { kind: 'reject', error: err.message, reason: 'refused-target' };
-      // The name does not resolve now: DNS may come back.
-      const code = (err as { code?: unknown }).code;
-      return { kind: 'retry', error: typeof code === 'string' ? code : 'name resolution failed' };
-    }
-    const req = pushRequest(d.taskId, e.seq, e.event, d.config, this.#o.signingKey, this.#clock.now());
-    const result = await postWebhook(
-      url,
-      target,
-      req.headers,
-      req.body,
-      this.#o.attemptTimeoutMs,
-      this.#agents,
-    );
-    return verdictOf(result);
+  /** What one attempt at event `seq` needs: the claim is confirmed with the store's `sending` outcome. */
+  #attemptContext(d: Claimed, seq: number): AttemptContext {
+    return {
+      options: this.#o,
+      agents: this.#agents,
+      clock: this.#clock,
+      confirm: () => this.#record(d, { kind: 'sending', seq, claimMs: this.#o.claimMs }),
+    };
   }
 
   /** Wakes the dispatcher when a retry scheduled here comes due (the poll would too, later). */

@@ -15,7 +15,7 @@ import {
 } from '../push-delivery.js';
 import type { Scope } from '../scope.js';
 import type { TaskEntry } from './memory-partition.js';
-import type { MemoryState } from './memory-state.js';
+import { isFinished, type MemoryState } from './memory-state.js';
 
 /** One webhook's cursor (mutable: only this file changes it). */
 export class MemoryPushCursor {
@@ -26,8 +26,10 @@ export class MemoryPushCursor {
   lastError: string | undefined = undefined;
   givenUpEvents = 0;
   lastGiveUp: PushGiveUp | undefined = undefined;
+  /** The name of the last claim (kept after it is released: see `recordDelivery`). */
   claimHolder: string | undefined = undefined;
-  claimUntil = 0;
+  /** When the current claim lapses; undefined when nobody holds the cursor. */
+  claimUntil: number | undefined = undefined;
 
   constructor(readonly configId: string) {}
 
@@ -46,13 +48,20 @@ export class MemoryPushCursor {
   }
 }
 
-/** Stores a config on `entry`; a new id gets a cursor before the task's first event, a replaced one keeps its own. */
+/**
+ * Stores a config on `entry`; a new id gets a cursor before the task's first event (at its last one when the task
+ * is finished: a webhook hears what happens from its creation on, ADR 0058), a replaced one keeps its own.
+ */
 export function putConfig(state: MemoryState, entry: TaskEntry, config: TaskPushNotificationConfig): void {
   const id = config.id;
   if (!id) return;
   (entry.pushConfigs ??= new Map()).set(id, config);
   const cursors = (entry.pushCursors ??= new Map());
-  if (!cursors.has(id)) cursors.set(id, new MemoryPushCursor(id));
+  if (!cursors.has(id)) {
+    const cursor = new MemoryPushCursor(id);
+    if (isFinished(entry.record)) cursor.deliveredSeq = entry.record.seq;
+    cursors.set(id, cursor);
+  }
   if (entry.record.seq > 0) state.pushPending.add(entry);
 }
 
@@ -83,7 +92,7 @@ export function claimDeliveries(
       for (const cursor of entry.pushCursors?.values() ?? []) {
         if (cursor.deliveredSeq >= seq) continue;
         behind = true;
-        const free = cursor.claimHolder === undefined || cursor.claimUntil <= now;
+        const free = cursor.claimUntil === undefined || cursor.claimUntil <= now;
         if (free && cursor.nextAttemptAt <= now) due.push({ entry, cursor });
       }
     }
@@ -104,7 +113,10 @@ export function claimDeliveries(
   });
 }
 
-/** Records an outcome under the claim (see `TaskStore.recordPushDelivery`). */
+/**
+ * Records an outcome under the claim (see `TaskStore.recordPushDelivery`). A released claim keeps its holder's
+ * name (with no `claimUntil`), so a repeat of the outcome that released it is recognised as landed (ADR 0056).
+ */
 export function recordDelivery(
   state: MemoryState,
   scope: Scope,
@@ -118,12 +130,21 @@ export function recordDelivery(
   const entry = state.partition(scope)?.tasks?.get(taskId);
   const c = entry?.pushCursors?.get(configId);
   if (!entry || !c || c.claimHolder !== holder) return false;
+  if (c.claimUntil === undefined) return releasedBy(c, outcome);
   if (outcome.kind === 'released') {
     release(c);
     return true;
   }
+  // A repeat of an acknowledgement that landed: the claim is still held and the cursor is at that event.
+  if (outcome.kind === 'delivered' && outcome.seq === c.deliveredSeq) {
+    c.claimUntil = now + outcome.claimMs;
+    return true;
+  }
   if (outcome.seq !== c.deliveredSeq + 1) return false;
   switch (outcome.kind) {
+    case 'sending':
+      c.claimUntil = now + outcome.claimMs;
+      return true;
     case 'delivered':
       c.deliveredSeq = outcome.seq;
       c.attempts = 0;
@@ -153,9 +174,27 @@ export function recordDelivery(
   }
 }
 
+/**
+ * Whether `outcome` is a repeat of the one with which this holder released its claim (its answer was lost): a
+ * claim records one releasing outcome at most, and the cursor still shows it.
+ */
+function releasedBy(c: MemoryPushCursor, outcome: PushOutcome): boolean {
+  switch (outcome.kind) {
+    case 'released':
+      return true;
+    case 'failed':
+      return c.deliveredSeq === outcome.seq - 1 && c.attempts > 0 && c.nextAttemptAt === outcome.retryAt;
+    case 'given-up':
+      return c.lastGiveUp?.fromSeq === outcome.seq && c.deliveredSeq >= outcome.seq;
+    case 'sending':
+    case 'delivered':
+      return false;
+  }
+}
+
+/** Ends the claim but keeps its holder's name, so a repeat of the releasing outcome is recognised. */
 function release(c: MemoryPushCursor): void {
-  c.claimHolder = undefined;
-  c.claimUntil = 0;
+  c.claimUntil = undefined;
 }
 
 /** Where delivery to a config stands. */

@@ -26,9 +26,17 @@ export function pgStatements(t: PgTables) {
   // A key past its expiry whose task is gone (`now` is the parameter holding the store's time).
   const keyExpired = (now: string) => `k.tombstone = FALSE AND k.expires_at <= ${now} AND NOT EXISTS (
     SELECT 1 FROM ${t.tasks} x WHERE x.tenant = k.tenant AND x.owner = k.owner AND x.id = k.task_id)`;
-  // An outcome counts only from the claim's holder ($5), for the event ($6) after the cursor.
-  const PUSH_HELD = 'tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4 AND claim_holder = $5';
+  // An outcome counts only from the claim's holder ($5), for the event ($6) after the cursor. A released claim
+  // keeps its holder's name with no claim_until, so a repeat of its releasing outcome is recognised (ADR 0056).
+  const PUSH_PK = 'tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4';
+  const PUSH_HELD = `${PUSH_PK} AND claim_holder = $5 AND claim_until IS NOT NULL`;
   const PUSH_NEXT = `${PUSH_HELD} AND delivered_seq = $6::int - 1`;
+  const PUSH_RELEASED_BY = `${PUSH_PK} AND claim_holder = $5 AND claim_until IS NULL`;
+  // The update's answer, or the row showing it landed before (the outer SELECT reads the row as it was before
+  // this statement, so an update that applies never counts twice).
+  const orLanded = (update: string, landed: string) =>
+    `WITH upd AS (${update} RETURNING id) SELECT id FROM upd
+      UNION ALL SELECT id FROM ${t.pushConfigs} WHERE ${PUSH_RELEASED_BY} AND ${landed}`;
   const abandoned = (cutoff: string) =>
     `status_state IN ${INTERRUPTED_STATES_SQL} AND updated_at <= ${cutoff} AND kind = 'task'`;
   return {
@@ -183,10 +191,11 @@ export function pgStatements(t: PgTables) {
         AND ${keyExpired('$3')}
       RETURNING k.key`,
 
-    // A new config's cursor starts before the task's first event (delivered_seq 0) and knows the task's seq; a
-    // replaced one keeps its cursor (ADR 0045).
-    putPushConfig: `INSERT INTO ${t.pushConfigs} (tenant, owner, task_id, id, config, task_seq)
-      SELECT $1, $2, $3, $4, $5, seq FROM ${t.tasks} WHERE tenant = $1 AND owner = $2 AND id = $3
+    // A new config's cursor starts before the task's first event (delivered_seq 0) and knows the task's seq, or at
+    // its last event when the task is terminal (ADR 0058); a replaced one keeps its cursor (ADR 0045).
+    putPushConfig: `INSERT INTO ${t.pushConfigs} (tenant, owner, task_id, id, config, task_seq, delivered_seq)
+      SELECT $1, $2, $3, $4, $5, seq, CASE WHEN terminal THEN seq ELSE 0 END FROM ${t.tasks}
+      WHERE tenant = $1 AND owner = $2 AND id = $3
       ON CONFLICT (tenant, owner, task_id, id) DO UPDATE SET config = EXCLUDED.config`,
     getPushConfig: `SELECT config FROM ${t.pushConfigs} WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4`,
     listPushConfigs: `SELECT config FROM ${t.pushConfigs} WHERE tenant = $1 AND owner = $2 AND task_id = $3
@@ -262,21 +271,28 @@ export function pgStatements(t: PgTables) {
         ORDER BY next_attempt_at LIMIT $4 FOR UPDATE SKIP LOCKED)
         AND c.task_seq > c.delivered_seq AND (c.claim_until IS NULL OR c.claim_until <= $3)
       RETURNING ${PUSH_CLAIM_COLUMNS}`,
+    pushSending: `UPDATE ${t.pushConfigs} SET claim_until = $7 WHERE ${PUSH_NEXT} RETURNING id`,
+    // The cursor already at $6 under the same claim is a repeat of this acknowledgement: it changes nothing new.
     pushDelivered: `UPDATE ${t.pushConfigs} SET delivered_seq = $6, attempts = 0, failing_since = NULL,
         next_attempt_at = $7, claim_until = $8
-      WHERE ${PUSH_NEXT} RETURNING id`,
-    pushFailed: `UPDATE ${t.pushConfigs} SET attempts = attempts + 1, failing_since = COALESCE(failing_since, $7),
-        last_error = $8, next_attempt_at = $9, claim_holder = NULL, claim_until = NULL
-      WHERE ${PUSH_NEXT} RETURNING id`,
+      WHERE ${PUSH_HELD} AND delivered_seq BETWEEN $6::int - 1 AND $6 RETURNING id`,
+    pushFailed: orLanded(
+      `UPDATE ${t.pushConfigs} SET attempts = attempts + 1, failing_since = COALESCE(failing_since, $7),
+        last_error = $8, next_attempt_at = $9, claim_until = NULL
+      WHERE ${PUSH_NEXT}`,
+      'delivered_seq = $6::int - 1 AND attempts > 0 AND next_attempt_at = $9',
+    ),
     // Given up through $8, or (NULL) through every event committed so far.
-    pushGivenUp: `UPDATE ${t.pushConfigs} SET
+    pushGivenUp: orLanded(
+      `UPDATE ${t.pushConfigs} SET
         given_up_events = given_up_events + GREATEST($6, COALESCE($8::int, task_seq)) - delivered_seq,
         gave_up_from = $6, gave_up_through = GREATEST($6, COALESCE($8::int, task_seq)), gave_up_at = $7,
         gave_up_reason = $9, delivered_seq = GREATEST($6, COALESCE($8::int, task_seq)), attempts = 0,
-        failing_since = NULL, last_error = $10, next_attempt_at = $7, claim_holder = NULL, claim_until = NULL
-      WHERE ${PUSH_NEXT} RETURNING id`,
-    pushReleased: `UPDATE ${t.pushConfigs} SET claim_holder = NULL, claim_until = NULL WHERE ${PUSH_HELD}
-      RETURNING id`,
+        failing_since = NULL, last_error = $10, next_attempt_at = $7, claim_until = NULL
+      WHERE ${PUSH_NEXT}`,
+      'gave_up_from = $6 AND delivered_seq >= $6',
+    ),
+    pushReleased: orLanded(`UPDATE ${t.pushConfigs} SET claim_until = NULL WHERE ${PUSH_HELD}`, 'TRUE'),
     pushState: `SELECT ${PUSH_STATE_COLUMNS} FROM ${t.pushConfigs}
       WHERE tenant = $1 AND owner = $2 AND task_id = $3 AND id = $4`,
 

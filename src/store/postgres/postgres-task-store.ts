@@ -387,6 +387,9 @@ export class PostgresTaskStore implements TaskStore {
       case 'released':
         res = await this.#pool.query(sql.pushReleased, key);
         break;
+      case 'sending':
+        res = await this.#pool.query(sql.pushSending, [...key, outcome.seq, now + outcome.claimMs]);
+        break;
       case 'delivered':
         res = await this.#pool.query(sql.pushDelivered, [...key, outcome.seq, now, now + outcome.claimMs]);
         break;

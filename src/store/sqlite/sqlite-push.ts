@@ -37,7 +37,10 @@ export function claimTx(
   });
 }
 
-/** Records an outcome under the claim (inside a transaction); false when the claim or the event is not current. */
+/**
+ * Records an outcome under the claim (inside a transaction); false when the claim or the event is not current.
+ * An outcome that changes nothing is looked for as already landed (its answer was lost): true then (ADR 0056).
+ */
 export function recordTx(
   stmt: Stmt,
   key: Scope & { taskId: string; configId: string; holder: string },
@@ -45,23 +48,32 @@ export function recordTx(
   error: string | null,
   now: number,
 ): boolean {
+  const landed = (sql: string, args: object): boolean => stmt(sql).get(args) !== undefined;
   switch (outcome.kind) {
     case 'released':
-      return stmt(SQL.pushReleased).run(key).changes > 0;
+      return stmt(SQL.pushReleased).run(key).changes > 0 || landed(SQL.pushReleasedLanded, key);
+    case 'sending':
+      return (
+        stmt(SQL.pushSending).run({ ...key, seq: outcome.seq, until: now + outcome.claimMs }).changes > 0
+      );
     case 'delivered':
       return (
         stmt(SQL.pushDelivered).run({ ...key, seq: outcome.seq, now, until: now + outcome.claimMs }).changes >
         0
       );
-    case 'failed':
+    case 'failed': {
+      const args = { ...key, seq: outcome.seq, retryAt: outcome.retryAt };
       return (
-        stmt(SQL.pushFailed).run({ ...key, seq: outcome.seq, now, error, retryAt: outcome.retryAt }).changes >
-        0
+        stmt(SQL.pushFailed).run({ ...args, now, error }).changes > 0 || landed(SQL.pushFailedLanded, args)
       );
+    }
     case 'given-up': {
       const through = outcome.through === 'event' ? outcome.seq : null;
       const args = { ...key, seq: outcome.seq, through, now, reason: outcome.reason, error };
-      return stmt(SQL.pushGivenUp).run(args).changes > 0;
+      return (
+        stmt(SQL.pushGivenUp).run(args).changes > 0 ||
+        landed(SQL.pushGivenUpLanded, { ...key, seq: outcome.seq })
+      );
     }
   }
 }

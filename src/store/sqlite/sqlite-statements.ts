@@ -19,9 +19,13 @@ const PUSH_PK = 'tenant = @tenant AND owner = @owner AND task_id = @taskId AND i
 /** Webhooks with work, due, held by nobody (or a lapsed holder). Its first term is a2a_push_due's predicate. */
 const PUSH_CLAIMABLE = `task_seq > delivered_seq AND next_attempt_at <= @now
   AND (claim_until IS NULL OR claim_until <= @now)`;
-/** An outcome of an event counts only from the claim's holder, for the event after the cursor. */
-const PUSH_HELD = `${PUSH_PK} AND claim_holder = @holder`;
+/**
+ * An outcome of an event counts only from the claim's holder, for the event after the cursor. A released claim
+ * keeps its holder's name with no claim_until, so a repeat of its releasing outcome is recognised (ADR 0056).
+ */
+const PUSH_HELD = `${PUSH_PK} AND claim_holder = @holder AND claim_until IS NOT NULL`;
 const PUSH_NEXT = `${PUSH_HELD} AND delivered_seq = @seq - 1`;
+const PUSH_RELEASED_BY = `${PUSH_PK} AND claim_holder = @holder AND claim_until IS NULL`;
 
 /** Every statement, by purpose. */
 export const SQL = {
@@ -62,10 +66,11 @@ export const SQL = {
         SELECT 1 FROM a2a_tasks t WHERE t.tenant = k.tenant AND t.owner = k.owner AND t.id = k.task_id)
       LIMIT @limit)`,
 
-  // A new config's cursor starts before the task's first event (delivered_seq 0) and knows the task's seq; a
-  // replaced one keeps its cursor (ADR 0045).
-  putPushConfig: `INSERT INTO a2a_push_configs (tenant, owner, task_id, id, config, task_seq)
-    SELECT @tenant, @owner, @taskId, @id, @config, seq FROM a2a_tasks WHERE ${TASK_PK}
+  // A new config's cursor starts before the task's first event (delivered_seq 0) and knows the task's seq, or at
+  // its last event when the task is terminal (ADR 0058); a replaced one keeps its cursor (ADR 0045).
+  putPushConfig: `INSERT INTO a2a_push_configs (tenant, owner, task_id, id, config, task_seq, delivered_seq)
+    SELECT @tenant, @owner, @taskId, @id, @config, seq, CASE WHEN terminal = 1 THEN seq ELSE 0 END
+    FROM a2a_tasks WHERE ${TASK_PK}
     ON CONFLICT (tenant, owner, task_id, id) DO UPDATE SET config = excluded.config`,
   getPushConfig: `SELECT config FROM a2a_push_configs
     WHERE tenant = @tenant AND owner = @owner AND task_id = @taskId AND id = @id`,
@@ -136,20 +141,27 @@ export const SQL = {
   claimablePush: `SELECT ${PUSH_CLAIM_COLUMNS} FROM a2a_push_configs INDEXED BY a2a_push_due
     WHERE ${PUSH_CLAIMABLE} ORDER BY next_attempt_at LIMIT @limit`,
   claimPush: `UPDATE a2a_push_configs SET claim_holder = @holder, claim_until = @until WHERE ${PUSH_PK}`,
+  pushSending: `UPDATE a2a_push_configs SET claim_until = @until WHERE ${PUSH_NEXT}`,
+  // The cursor already at @seq under the same claim is a repeat of this acknowledgement: it changes nothing new.
   pushDelivered: `UPDATE a2a_push_configs SET delivered_seq = @seq, attempts = 0, failing_since = NULL,
       next_attempt_at = @now, claim_until = @until
-    WHERE ${PUSH_NEXT}`,
+    WHERE ${PUSH_HELD} AND delivered_seq BETWEEN @seq - 1 AND @seq`,
   pushFailed: `UPDATE a2a_push_configs SET attempts = attempts + 1, failing_since = COALESCE(failing_since, @now),
-      last_error = @error, next_attempt_at = @retryAt, claim_holder = NULL, claim_until = NULL
+      last_error = @error, next_attempt_at = @retryAt, claim_until = NULL
     WHERE ${PUSH_NEXT}`,
+  pushFailedLanded: `SELECT 1 AS one FROM a2a_push_configs WHERE ${PUSH_RELEASED_BY}
+    AND delivered_seq = @seq - 1 AND attempts > 0 AND next_attempt_at = @retryAt`,
   // Given up through @through, or (NULL) through every event committed so far.
   pushGivenUp: `UPDATE a2a_push_configs SET
       given_up_events = given_up_events + MAX(@seq, COALESCE(@through, task_seq)) - delivered_seq,
       gave_up_from = @seq, gave_up_through = MAX(@seq, COALESCE(@through, task_seq)), gave_up_at = @now,
       gave_up_reason = @reason, delivered_seq = MAX(@seq, COALESCE(@through, task_seq)), attempts = 0,
-      failing_since = NULL, last_error = @error, next_attempt_at = @now, claim_holder = NULL, claim_until = NULL
+      failing_since = NULL, last_error = @error, next_attempt_at = @now, claim_until = NULL
     WHERE ${PUSH_NEXT}`,
-  pushReleased: `UPDATE a2a_push_configs SET claim_holder = NULL, claim_until = NULL WHERE ${PUSH_HELD}`,
+  pushGivenUpLanded: `SELECT 1 AS one FROM a2a_push_configs WHERE ${PUSH_RELEASED_BY}
+    AND gave_up_from = @seq AND delivered_seq >= @seq`,
+  pushReleased: `UPDATE a2a_push_configs SET claim_until = NULL WHERE ${PUSH_HELD}`,
+  pushReleasedLanded: `SELECT 1 AS one FROM a2a_push_configs WHERE ${PUSH_RELEASED_BY}`,
   pushState: `SELECT ${PUSH_STATE_COLUMNS} FROM a2a_push_configs WHERE ${PUSH_PK}`,
 
   // One atomic conditional upsert: take the role if it is free, lapsed, or already ours (ADR 0028).

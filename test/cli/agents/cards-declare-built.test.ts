@@ -1,9 +1,9 @@
 /**
  * Every card the CLI agents serve declares only what the server does: a capability whose behaviour is not built
- * is not advertised, since a peer plans on what the card says. Push delivery is not built, so no
- * demo card says `pushNotifications: true` unless the one switch for it, `DemoAgentOptions.pushNotifications`,
- * says the server delivers. The exact capabilities object of each served card is asserted, so a flag added
- * without its behaviour fails here.
+ * is not advertised, since a peer plans on what the card says. `pushNotifications` is derived from the server
+ * (ADR 0057): it is true when the server delivers, which it does unless the host turns push off (`push: false`,
+ * or the TCK agent's card switched off for a "no push" run), and the push-config operations follow the card.
+ * The exact capabilities object of each served card is asserted, so a flag added without its behaviour fails here.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { AGENT_NAMES, createAgent, type AgentName } from '../../../src/cli/agents/index.js';
@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 /** Serves a built-in agent as `serve --agent` does (memory store: it honours keys). */
-function serve(name: AgentName, pushNotifications?: boolean): A2AServer {
+function serve(name: AgentName, pushNotifications?: boolean, push?: false): A2AServer {
   // The ledger agent needs a ledger URL to be built; nothing is posted to it here.
   const options = {
     ledgerUrl: 'http://127.0.0.1:9/',
@@ -31,6 +31,7 @@ function serve(name: AgentName, pushNotifications?: boolean): A2AServer {
     agent: agent.executor,
     card: agent.card,
     ...(agent.extendedCard ? { extendedCard: agent.extendedCard } : {}),
+    ...(push === false ? { push } : {}),
   });
   servers.push(server);
   return server;
@@ -51,21 +52,22 @@ const delegation = expect.objectContaining({
   required: false,
 }) as AgentExtension;
 
-/** What each agent's served public card declares: built behaviour only. */
+/** What each agent's served public card declares: built behaviour only. The server delivers push by default. */
 const EXPECTED: Record<AgentName, AgentCapabilities> = {
-  echo: { streaming: true, extensions: [idempotency, delegation] },
+  echo: { streaming: true, pushNotifications: true, extensions: [idempotency, delegation] },
+  // Its switch is off by default: the card says false, and that turns delivery off.
   tck: {
     streaming: true,
     pushNotifications: false,
     extendedAgentCard: true,
     extensions: [idempotency, delegation],
   },
-  ask: { streaming: true, extensions: [idempotency, delegation] },
-  slow: { streaming: true, extensions: [idempotency, delegation] },
+  ask: { streaming: true, pushNotifications: true, extensions: [idempotency, delegation] },
+  slow: { streaming: true, pushNotifications: true, extensions: [idempotency, delegation] },
   // Its own card declares delegation first; the server appends the key extension.
-  delegating: { streaming: true, extensions: [delegation, idempotency] },
-  ledger: { streaming: true, extensions: [idempotency, delegation] },
-  tree: { streaming: true, extensions: [delegation, idempotency] },
+  delegating: { streaming: true, pushNotifications: true, extensions: [delegation, idempotency] },
+  ledger: { streaming: true, pushNotifications: true, extensions: [idempotency, delegation] },
+  tree: { streaming: true, pushNotifications: true, extensions: [delegation, idempotency] },
 };
 
 describe('the cards of the CLI agents', () => {
@@ -76,16 +78,30 @@ describe('the cards of the CLI agents', () => {
   it.each(AGENT_NAMES)('%s: the served card declares exactly the built capabilities', async (name) => {
     const card = await servedCard(serve(name));
     expect(card.capabilities).toEqual(EXPECTED[name]);
-    expect(card.capabilities.pushNotifications).not.toBe(true);
   });
 
-  it.each(AGENT_NAMES)('%s: push-config operations are refused, as the card says', async (name) => {
+  it.each(AGENT_NAMES)('%s: push-config operations are answered as the card says', async (name) => {
     const server = serve(name);
-    // Thrown or rejected, the refusal is the one the card announces.
+    // Thrown or rejected, the answer is the one the card announces: a lookup when it delivers, else a refusal.
+    const call = Promise.resolve().then(() =>
+      server.handler.listTaskPushNotificationConfigs({ taskId: 'any' }, localCallContext()),
+    );
+    const reason = EXPECTED[name].pushNotifications ? 'TASK_NOT_FOUND' : 'PUSH_NOTIFICATION_NOT_SUPPORTED';
+    await expect(call).rejects.toMatchObject({ reason });
+  });
+
+  it.each(AGENT_NAMES)('%s: a host that turns push off gets a card saying so, and refusals', async (name) => {
+    const server = serve(name, true, false);
+    const card = await servedCard(server);
+    expect(card.capabilities).toEqual({ ...EXPECTED[name], pushNotifications: false });
     const call = Promise.resolve().then(() =>
       server.handler.listTaskPushNotificationConfigs({ taskId: 'any' }, localCallContext()),
     );
     await expect(call).rejects.toMatchObject({ reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' });
+    if (card.capabilities.extendedAgentCard) {
+      const ext = await server.handler.getExtendedAgentCard({}, localCallContext());
+      expect(ext.capabilities.pushNotifications).toBe(false);
+    }
   });
 
   it('tck: the extended card declares the same flags as the public one (no push)', async () => {
@@ -94,7 +110,7 @@ describe('the cards of the CLI agents', () => {
     expect(ext.capabilities).toEqual({ streaming: true, pushNotifications: false, extendedAgentCard: true });
   });
 
-  it('tck: the push flag follows the one switch, on both cards, once delivery exists', async () => {
+  it('tck: the push flag follows its switch, on both cards', async () => {
     const server = serve('tck', true);
     expect((await servedCard(server)).capabilities).toEqual({
       streaming: true,
@@ -107,7 +123,7 @@ describe('the cards of the CLI agents', () => {
   });
 
   it.each(AGENT_NAMES.filter((n) => n !== 'tck'))(
-    '%s: declares no push notifications even with the switch on (it has none to offer)',
+    "%s: the switch is the TCK agent's; this card follows the server either way",
     async (name) => {
       expect((await servedCard(serve(name, true))).capabilities).toEqual(EXPECTED[name]);
     },

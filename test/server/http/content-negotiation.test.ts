@@ -1,9 +1,10 @@
 /**
  * Media types across the A2A v1.0.0 / v1.0.1 split (ADR 0042): JSON answers carry `application/a2a+json` only
  * when the request's `Accept` names it (REST, its error bodies, the card; JSON-RPC always answers
- * `application/json`), either JSON type is read on input, a body of any other declared type is HTTP 415 with the
- * binding's error body, streams stay `text/event-stream`, and a message *part* refused for its media type keeps
- * the v1.0.1 mapping (400 / -32005 with HTTP 200).
+ * `application/json`), either JSON type is read on input, a body of any other declared type is refused with
+ * ContentTypeNotSupported as A2A v1.0.1's table says (REST 400, JSON-RPC -32005 with HTTP 200; 415 on both when
+ * the host keeps v1.0.0's table, ADR 0058), streams stay `text/event-stream`, and a message *part* refused for
+ * its media type gets the same v1.0.1 mapping.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ContentTypeNotSupportedError } from '../../../src/protocol/errors.js';
@@ -35,9 +36,11 @@ const counted = inlineServer(async (ctx) => {
   await ctx.complete('done');
 });
 const tck = builtinServer('tck');
+/** A host that keeps A2A v1.0.0's table for a refused request media type. */
+const v100 = builtinServer('tck', { http: { refusedContentTypeStatus: 415 } });
 
 afterAll(async () => {
-  await Promise.all([counted.close(), tck.close()]);
+  await Promise.all([counted.close(), tck.close(), v100.close()]);
 });
 
 /** Every `Accept` a peer of either version sends, and the type of our JSON answer to it. */
@@ -70,7 +73,7 @@ const JSON_CONTENT_TYPES: readonly (string | undefined)[] = [
   'Application/A2A+JSON; charset=UTF-8',
 ];
 
-/** Declared types that are not JSON: 415. `text/plain;charset=UTF-8` is what `fetch` sends for a bare string. */
+/** Declared types that are not JSON: refused. `text/plain;charset=UTF-8` is what `fetch` sends for a bare string. */
 const NOT_JSON = [
   'text/plain',
   'text/plain;charset=UTF-8',
@@ -180,31 +183,39 @@ describe('REST request Content-Type', () => {
     expect(body.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
-  it.each(NOT_JSON)('Content-Type %s is 415 CONTENT_TYPE_NOT_SUPPORTED, and nothing runs', async (ct) => {
-    const before = runs;
-    const res = await counted.fetch(post('/message:send', { message: userMsg(uid()) }, ct));
-    expect(res.headers.get('content-type')).toBe(JSON_TYPE);
-    const body = await expectRestError(res, 415, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
-    expect(body.error.message).toContain(ct);
-    expect(runs).toBe(before);
-  });
+  it.each(NOT_JSON)(
+    'Content-Type %s is 400 CONTENT_TYPE_NOT_SUPPORTED (v1.0.1), and nothing runs',
+    async (ct) => {
+      const before = runs;
+      const res = await counted.fetch(post('/message:send', { message: userMsg(uid()) }, ct));
+      expect(res.headers.get('content-type')).toBe(JSON_TYPE);
+      const body = await expectRestError(res, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
+      expect(body.error.message).toContain(ct);
+      expect(runs).toBe(before);
+    },
+  );
 
-  it('the 415 body follows Accept like every error body', async () => {
+  it('the refusal follows Accept like every error body', async () => {
     const res = await counted.fetch(
       post('/message:send', { message: userMsg(uid()) }, 'text/plain', A2A_TYPE),
     );
     expect(res.headers.get('content-type')).toBe(A2A_TYPE);
+    await expectRestError(res, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
+  });
+
+  it.each(NOT_JSON)("Content-Type %s is 415 for a host that keeps v1.0.0's table", async (ct) => {
+    const res = await v100.fetch(post('/message:send', { message: userMsg(uid()) }, ct));
     await expectRestError(res, 415, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
   });
 
-  it('a body-less POST (cancel) with a non-JSON Content-Type is 415 as well', async () => {
+  it('a body-less POST (cancel) with a non-JSON Content-Type is refused as well', async () => {
     const res = await tck.fetch(
       new Request(`${BASE}/tasks/nope:cancel`, {
         method: 'POST',
         headers: { ...V1, 'Content-Type': 'text/plain' },
       }),
     );
-    await expectRestError(res, 415, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
+    await expectRestError(res, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
   });
 
   it('a GET declares no body: a Content-Type on it is not read, and not refused', async () => {
@@ -218,7 +229,7 @@ describe('REST request Content-Type', () => {
   it('a long declared type is quoted back bounded', async () => {
     const ct = `text/${'x'.repeat(5000)}`;
     const res = await counted.fetch(post('/message:send', { message: userMsg(uid()) }, ct));
-    const body = await expectRestError(res, 415, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
+    const body = await expectRestError(res, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
     expect(body.error.message.length).toBeLessThan(300);
   });
 });
@@ -248,16 +259,25 @@ describe('JSON-RPC media types', () => {
     expect(env.result).toHaveProperty('task');
   });
 
-  it.each(NOT_JSON)('Content-Type %s is HTTP 415 with -32005, and nothing runs', async (ct) => {
+  it.each(NOT_JSON)('Content-Type %s is -32005 with HTTP 200 (v1.0.1), and nothing runs', async (ct) => {
     const before = runs;
     const res = await counted.fetch(post('/', rpcBody('SendMessage', { message: userMsg(uid()) }), ct));
-    expect(res.status).toBe(415);
+    expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe(JSON_TYPE);
     const env = await rpcJson(res);
     expectRpcError(env, -32005, 'CONTENT_TYPE_NOT_SUPPORTED');
     expect(env.id).toBeNull(); // refused before the body was read
     expect(runs).toBe(before);
   });
+
+  it.each(NOT_JSON)(
+    "Content-Type %s is HTTP 415 with -32005 for a host that keeps v1.0.0's table",
+    async (ct) => {
+      const res = await v100.fetch(post('/', rpcBody('SendMessage', { message: userMsg(uid()) }), ct));
+      expect(res.status).toBe(415);
+      expectRpcError(await rpcJson(res), -32005, 'CONTENT_TYPE_NOT_SUPPORTED');
+    },
+  );
 
   it('a stream stays text/event-stream', async () => {
     const res = await tck.fetch(
@@ -325,7 +345,7 @@ describe('a message part of an unsupported media type keeps the v1.0.1 mapping',
     await handler.close();
   });
 
-  it('REST: HTTP 400 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED (not 415: the request itself was JSON)', async () => {
+  it('REST: HTTP 400 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED', async () => {
     const res = await fetchHandler(post('/message:send', { message: userMsg(uid()) }, A2A_TYPE));
     await expectRestError(res, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
   });
@@ -338,31 +358,37 @@ describe('a message part of an unsupported media type keeps the v1.0.1 mapping',
 });
 
 describe('over a real socket', () => {
-  it('a 415 leaves the unread body behind, and the next request on the connection is served', async () => {
-    const node = await serveNode(tck.fetch, { port: 0 });
-    try {
-      for (let i = 0; i < 3; i++) {
-        for (const path of ['/message:send', '/']) {
-          const refused = await fetch(`${node.url}${path}`, {
+  it.each([
+    ['v1.0.1', tck, 400, 200],
+    ['v1.0.0', v100, 415, 415],
+  ] as const)(
+    'a refusal (%s table) leaves the unread body behind, and the next request on the connection is served',
+    async (_t, server, restStatus, rpcStatus) => {
+      const node = await serveNode(server.fetch, { port: 0 });
+      try {
+        for (let i = 0; i < 3; i++) {
+          for (const path of ['/message:send', '/']) {
+            const refused = await fetch(`${node.url}${path}`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'text/plain' },
+              body: 'x'.repeat(200_000),
+            });
+            expect(refused.status).toBe(path === '/' ? rpcStatus : restStatus);
+            expect(refused.headers.get('content-type')).toBe(JSON_TYPE);
+            await refused.text();
+          }
+          const ok = await fetch(`${node.url}/message:send`, {
             method: 'POST',
-            headers: { 'Content-Type': 'text/plain' },
-            body: 'x'.repeat(200_000),
+            headers: { ...V1, 'Content-Type': JSON_TYPE, Accept: A2A_TYPE },
+            body: JSON.stringify({ message: userMsg(uid('tck-complete-task')) }),
           });
-          expect(refused.status).toBe(415);
-          expect(refused.headers.get('content-type')).toBe(JSON_TYPE);
-          await refused.text();
+          expect(ok.status).toBe(200);
+          expect(ok.headers.get('content-type')).toBe(A2A_TYPE);
+          await ok.text();
         }
-        const ok = await fetch(`${node.url}/message:send`, {
-          method: 'POST',
-          headers: { ...V1, 'Content-Type': JSON_TYPE, Accept: A2A_TYPE },
-          body: JSON.stringify({ message: userMsg(uid('tck-complete-task')) }),
-        });
-        expect(ok.status).toBe(200);
-        expect(ok.headers.get('content-type')).toBe(A2A_TYPE);
-        await ok.text();
+      } finally {
+        await node.close();
       }
-    } finally {
-      await node.close();
-    }
-  });
+    },
+  );
 });

@@ -15,10 +15,13 @@ import { builtinServer, pushTckServer, rpc, rpcOk, sendTask } from './fixtures.j
 
 const tck = pushTckServer();
 const echo = builtinServer('echo');
+/** A host that turned push delivery off: its card says so, and push-config operations are refused. */
+const noPush = builtinServer('echo', { push: false });
 
 afterAll(async () => {
   await tck.close();
   await echo.close();
+  await noPush.close();
 });
 
 function post(body: string, headers: Record<string, string> = {}): Request {
@@ -178,11 +181,11 @@ describe('JSON-RPC protocol errors', () => {
     expectRpcError(env, -32602, 'INVALID_PARAMS');
   });
 
-  it('a non-JSON Content-Type is HTTP 415 with -32005 CONTENT_TYPE_NOT_SUPPORTED', async () => {
+  it('a non-JSON Content-Type is -32005 CONTENT_TYPE_NOT_SUPPORTED with HTTP 200 (A2A v1.0.1)', async () => {
     const res = await tck.fetch(
       post('{"jsonrpc":"2.0","id":1,"method":"ListTasks"}', { 'Content-Type': 'text/plain' }),
     );
-    expect(res.status).toBe(415);
+    expect(res.status).toBe(200);
     expectRpcError(await rpcJson(res), -32005, 'CONTENT_TYPE_NOT_SUPPORTED');
   });
 });
@@ -197,15 +200,15 @@ describe('JSON-RPC A2A errors carry ErrorInfo in data[0]', () => {
     expectRpcError(await rpc(tck, 'CancelTask', { id: t.id }), -32002, 'TASK_NOT_CANCELABLE');
   });
 
-  it('push-config operations on an agent without pushNotifications are -32003', async () => {
-    const t = await sendTask(echo, { message: userMsg(uid()) });
-    const env = await rpc(echo, 'CreateTaskPushNotificationConfig', {
+  it('push-config operations on a host that turned push off are -32003', async () => {
+    const t = await sendTask(noPush, { message: userMsg(uid()) });
+    const env = await rpc(noPush, 'CreateTaskPushNotificationConfig', {
       taskId: t.id,
       url: 'https://example.com/h',
     });
     expectRpcError(env, -32003, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
     expectRpcError(
-      await rpc(echo, 'ListTaskPushNotificationConfigs', { taskId: t.id }),
+      await rpc(noPush, 'ListTaskPushNotificationConfigs', { taskId: t.id }),
       -32003,
       'PUSH_NOTIFICATION_NOT_SUPPORTED',
     );

@@ -17,12 +17,14 @@ import { builtinServer, inlineServer, pushTckServer, rest, restOk } from './fixt
 
 const tck = pushTckServer();
 const echo = builtinServer('echo');
+/** A host that turned push delivery off: its card says so, and push-config operations are refused. */
+const noPush = builtinServer('echo', { push: false });
 const noExtended = inlineServer(async (ctx) => ctx.complete(), {
   capabilities: { streaming: true, extendedAgentCard: true },
 });
 
 afterAll(async () => {
-  await Promise.all([tck.close(), echo.close(), noExtended.close()]);
+  await Promise.all([tck.close(), echo.close(), noPush.close(), noExtended.close()]);
 });
 
 async function sendRest(prefix: string, messageId: string): Promise<Task> {
@@ -205,7 +207,25 @@ describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
     );
   });
 
-  it('push config without the capability: 400 FAILED_PRECONDITION PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
+  it('push config on a host that turned push off: 400 FAILED_PRECONDITION PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
+    const { value } = await restOk(
+      noPush,
+      'POST',
+      '/message:send',
+      { message: userMsg(uid()) },
+      SendMessageResponseSchema,
+    );
+    if (!('task' in value)) throw new Error('expected a task');
+    await expectRestError(
+      await rest(noPush, 'POST', `/tasks/${value.task.id}/pushNotificationConfigs`, {
+        url: 'https://example.com/h',
+      }),
+      400,
+      'FAILED_PRECONDITION',
+      'PUSH_NOTIFICATION_NOT_SUPPORTED',
+    );
+  });
+  it('push config on an agent whose card declares nothing: created (the server delivers, and its card says so)', async () => {
     const { value } = await restOk(
       echo,
       'POST',
@@ -214,14 +234,11 @@ describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
       SendMessageResponseSchema,
     );
     if (!('task' in value)) throw new Error('expected a task');
-    await expectRestError(
-      await rest(echo, 'POST', `/tasks/${value.task.id}/pushNotificationConfigs`, {
-        url: 'https://example.com/h',
-      }),
-      400,
-      'FAILED_PRECONDITION',
-      'PUSH_NOTIFICATION_NOT_SUPPORTED',
-    );
+    const res = await rest(echo, 'POST', `/tasks/${value.task.id}/pushNotificationConfigs`, {
+      url: 'https://example.com/h',
+    });
+    expect(res.status).toBe(201);
+    await res.body?.cancel();
   });
 
   it('extended card not declared: 400 FAILED_PRECONDITION UNSUPPORTED_OPERATION', async () => {
@@ -289,7 +306,7 @@ describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
     expect(['INVALID_PARAMS', 'INVALID_REQUEST']).toContain(body.error.details[0]?.reason);
   });
 
-  it('an unsupported Content-Type: 415 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED', async () => {
+  it('an unsupported Content-Type: 400 INVALID_ARGUMENT CONTENT_TYPE_NOT_SUPPORTED (A2A v1.0.1)', async () => {
     const res = await tck.fetch(
       new Request(`${BASE}/message:send`, {
         method: 'POST',
@@ -297,7 +314,7 @@ describe('REST error bodies (google.rpc.Status, A2A v1.0 table)', () => {
         body: '<x/>',
       }),
     );
-    await expectRestError(res, 415, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
+    await expectRestError(res, 400, 'INVALID_ARGUMENT', 'CONTENT_TYPE_NOT_SUPPORTED');
   });
 
   it('an unknown path is 404 and a known path with the wrong verb is 405 with Allow', async () => {
