@@ -142,7 +142,16 @@ describe('the packed package, installed in a fresh folder', () => {
 
   it('`npx a2a-once demo` runs the tree and pays once per leaf', async ({ skip }) => {
     const dir = installed(skip);
-    const { stdout } = await run('npx', ['a2a-once', 'demo', '--no-live'], dir, 180_000);
+    const demo = () => run('npx', ['a2a-once', 'demo', '--no-live'], dir, 180_000);
+    const { stdout } = await demo().catch((err: { stderr?: string }) => {
+      // The demo gives each of its seven servers 15 s to start; on a machine loaded past that (the suite's other
+      // files run meanwhile) one start may miss it. That says nothing about the package: once more, said aloud.
+      if (!/did not start in/.test(err.stderr ?? '')) throw err;
+      console.warn(
+        '[a2a-once] NOTICE: a demo server started too slowly on this loaded machine; running the demo again',
+      );
+      return demo();
+    });
     expect(stdout).toMatch(/naive: 32 effects for 4 leaves \(8 each\); a2a-once: 4 \(1 each\)/);
   }, 200_000);
 
