@@ -4,6 +4,8 @@
  * `Invalid parameters: message.parts: at least one part is required` (A2A v1.0).
  */
 import { fastSendMessageRequest } from './fast-send-request.js';
+import { formatPath } from './field-path.js';
+import { findUnstorableParam, unstorableTextError } from './storable-text.js';
 import type { z } from 'zod';
 import type { AgentCard } from './agent-card.js';
 import type { A2AMethod } from './constants.js';
@@ -96,14 +98,7 @@ export type SafeParseResult<T> =
 const MAX_REPORTED = 5;
 
 /** Renders a zod issue path: `['message', 'parts', 0, 'text']` → `message.parts[0].text`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
-  }
-  return out;
-}
+export { formatPath };
 
 /** The field violations of a zod error, in order. */
 export function fieldViolations(error: z.ZodError): FieldViolation[] {
@@ -143,8 +138,8 @@ function violationMetadata(violations: readonly FieldViolation[]): Record<string
 
 /**
  * Parses the params of `method`. Throws `InvalidParamsError` (-32602) when they are not an object or do not
- * validate, and `MethodNotFoundError` for a name that is not an A2A method. GetExtendedAgentCard may omit params
- * (A2A v1.0), which reads as `{}`.
+ * validate or hold a name no task store can keep (U+0000, a lone surrogate: ADR 0059), and `MethodNotFoundError`
+ * for a name that is not an A2A method. GetExtendedAgentCard may omit params (A2A v1.0), which reads as `{}`.
  */
 export function parseParams<M extends A2AMethod>(method: M, raw: unknown): ParamsOf<M> {
   const schema = (PARAMS_SCHEMAS as Partial<Record<string, z.ZodType>>)[method];
@@ -155,12 +150,16 @@ export function parseParams<M extends A2AMethod>(method: M, raw: unknown): Param
       `Invalid parameters: params must be a JSON object, got ${describeJson(params)}`,
     );
   }
-  if (method === 'SendMessage' || method === 'SendStreamingMessage') {
-    const fast = fastSendMessageRequest(params);
-    if (fast) return fast as ParamsOf<M>;
-  }
+  const fast =
+    method === 'SendMessage' || method === 'SendStreamingMessage'
+      ? fastSendMessageRequest(params)
+      : undefined;
   // The schema looked up for `method` is PARAMS_SCHEMAS[method], whose output PARAMS_TIES proves is ParamsOf<M>.
-  return parseWith(schema, params, 'parameters') as ParamsOf<M>;
+  const parsed = (fast ?? parseWith(schema, params, 'parameters')) as ParamsOf<M>;
+  // Names no store could hold (ADR 0059). A send's message is checked at admission, for in-process sends too.
+  const unstorable = findUnstorableParam(parsed as unknown as Record<string, unknown>);
+  if (unstorable) throw unstorableTextError(unstorable);
+  return parsed;
 }
 
 /**

@@ -45,10 +45,11 @@ export class WebhookSecretError extends Error {
 }
 
 /**
- * The key bytes of a Standard Webhooks secret: `whsec_` then base64 of 24 to 64 random bytes.
+ * The key bytes of a Standard Webhooks secret: `whsec_` then base64 of 24 to 64 random bytes. Typed as
+ * `Uint8Array` (a Buffer is one) so the package's types need no `@types/node` (ADR 0060).
  * @throws WebhookSecretError naming what is wrong (never echoing the secret)
  */
-export function parseWebhookSecret(secret: string): Buffer {
+export function parseWebhookSecret(secret: string): Uint8Array {
   if (!secret.startsWith('whsec_'))
     throw new WebhookSecretError('a webhook secret must have the Standard Webhooks form whsec_<base64>');
   const b64 = secret.slice('whsec_'.length);
@@ -61,7 +62,7 @@ export function parseWebhookSecret(secret: string): Buffer {
 }
 
 /** The `v1,<base64>` signature of one delivery attempt. */
-export function signWebhook(key: Buffer, id: string, timestampS: number, body: string): string {
+export function signWebhook(key: Uint8Array, id: string, timestampS: number, body: string): string {
   const mac = createHmac('sha256', key).update(`${id}.${timestampS}.${body}`).digest('base64');
   return `v1,${mac}`;
 }
@@ -71,7 +72,7 @@ export function signWebhook(key: Buffer, id: string, timestampS: number, body: s
  * constant time (a receiver must not leak how much of a forged signature was right).
  */
 export function webhookSignatureMatches(
-  key: Buffer,
+  key: Uint8Array,
   id: string,
   timestampS: number,
   body: string,

@@ -21,7 +21,7 @@ export type {
 } from './verdict.js';
 export type { HeadersInput } from './header-read.js';
 export { nodeWebhookListener } from './node-listener.js';
-export type { NodeWebhookRequest } from './node-listener.js';
+export type { NodeWebhookRequest, NodeWebhookResponse } from './node-listener.js';
 export { WebhookConfigError } from './processed-set.js';
 export type { EntryDecision, LockedEntry, ProcessedSet } from './processed-set.js';
 export { MemoryProcessedSet } from './memory-processed-set.js';

@@ -5,14 +5,33 @@
  * (`express.raw({ type: '*\/*' })`, `express.text({ type: '*\/*' })`). A body already parsed into an object (by
  * `express.json()`) cannot be verified: answered 500 `RAW_BODY_REQUIRED`, which names the set-up error.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { HeadersInput } from './header-read.js';
 import type { WebhookReceiver } from './receiver.js';
 import { refusal, type WebhookVerdict } from './verdict.js';
 
-/** A node request, possibly with a body a framework already read. */
-export type NodeWebhookRequest = IncomingMessage & { body?: unknown };
+/**
+ * The part of node's `IncomingMessage` the listener reads, possibly with a body a framework already read.
+ * Structural, so this package's types need no `@types/node` (ADR 0060); node's and Express's requests fit it.
+ */
+export interface NodeWebhookRequest {
+  readonly method?: string | undefined;
+  readonly headers: HeadersInput;
+  readonly readableEnded: boolean;
+  body?: unknown;
+  on(event: 'data', listener: (chunk: Uint8Array) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
 
-function send(res: ServerResponse, verdict: WebhookVerdict, close = false): void {
+/** The part of node's `ServerResponse` the listener writes (structural, as `NodeWebhookRequest`). */
+export interface NodeWebhookResponse {
+  readonly headersSent: boolean;
+  writeHead(status: number, headers: Record<string, string | number>): unknown;
+  end(body: string): unknown;
+  destroy(): unknown;
+}
+
+function send(res: NodeWebhookResponse, verdict: WebhookVerdict, close = false): void {
   const text = JSON.stringify(verdict.body);
   res.writeHead(verdict.status, {
     'content-type': 'application/json',
@@ -23,12 +42,12 @@ function send(res: ServerResponse, verdict: WebhookVerdict, close = false): void
   res.end(text);
 }
 
-function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+function readBody(req: NodeWebhookRequest, maxBytes: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    const chunks: Uint8Array[] = [];
     let total = 0;
     let over = false;
-    req.on('data', (chunk: Buffer) => {
+    req.on('data', (chunk) => {
       if (over) return;
       total += chunk.length;
       if (total > maxBytes) {
@@ -48,8 +67,8 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string | unde
 /** A `(req, res)` listener for node:http or Express that answers with the receiver's verdict. */
 export function nodeWebhookListener<Tx>(
   receiver: WebhookReceiver<Tx>,
-): (req: NodeWebhookRequest, res: ServerResponse) => void {
-  const handle = async (req: NodeWebhookRequest, res: ServerResponse): Promise<void> => {
+): (req: NodeWebhookRequest, res: NodeWebhookResponse) => void {
+  const handle = async (req: NodeWebhookRequest, res: NodeWebhookResponse): Promise<void> => {
     if (req.method !== 'POST')
       return send(res, refusal('METHOD_NOT_ALLOWED', 'webhooks are delivered with POST'));
     let body: string | undefined;

@@ -86,7 +86,7 @@ function defaultOnError(error: unknown, context: WebhookErrorContext): void {
   console.error(JSON.stringify({ msg: 'a2a-once webhook not applied', ...context, error: message, cause }));
 }
 
-function keysOf(options: WebhookReceiverOptions<unknown>): Buffer[] | undefined {
+function keysOf(options: WebhookReceiverOptions<unknown>): Uint8Array[] | undefined {
   const secrets = options.secret === undefined ? [] : [options.secret].flat();
   if (secrets.length > 0 && options.unsigned === true)
     throw new WebhookConfigError('a webhook receiver is given a secret and unsigned: true: choose one');

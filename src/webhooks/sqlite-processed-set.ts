@@ -8,7 +8,6 @@
  * else this process does on the same connection while an `apply` awaits lands in that transaction too, so give
  * the receiver its own connection (ADR 0046).
  */
-import type { Database as BetterSqliteDatabase } from 'better-sqlite3';
 import { KeyedMutex } from './keyed-mutex.js';
 import { WebhookConfigError, checkIdentifier } from './processed-set.js';
 import type { EntryDecision, LockedEntry, ProcessedSet } from './processed-set.js';
@@ -93,13 +92,15 @@ export class SqliteProcessedSet<
   }
 
   /**
-   * Opens (or creates) the file with better-sqlite3 (an optional peer dependency, loaded here only), in WAL mode
-   * with `synchronous=FULL`, so a recorded entry survives a power cut. `close()` closes it.
+   * Opens (or creates) the file with better-sqlite3 (loaded here only), in WAL mode with `synchronous=FULL`, so a
+   * recorded entry survives a power cut. `close()` closes it. The `tx` handed to `apply` is that better-sqlite3
+   * `Database`: name its type as `D` (`SqliteProcessedSet.open<Database>(file)`) to use all of it. The default
+   * is the structural subset, so these types never need `@types/better-sqlite3` (ADR 0060).
    */
-  static async open(
+  static async open<D extends SqliteDatabaseLike = SqliteDatabaseLike>(
     file: string,
     options: SqliteProcessedSetOptions = {},
-  ): Promise<SqliteProcessedSet<BetterSqliteDatabase>> {
+  ): Promise<SqliteProcessedSet<D>> {
     const Database = await import('better-sqlite3').then(
       (m) => m.default,
       () => {
@@ -112,7 +113,8 @@ export class SqliteProcessedSet<
     const db = new Database(file, { timeout: Math.max(0, options.busyTimeoutMs ?? 5000) });
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
-    const set = new SqliteProcessedSet(db, options, true);
+    // What `open` made is a better-sqlite3 Database, which `D` (the caller's name for it) describes.
+    const set = new SqliteProcessedSet(db as unknown as D, options, true);
     db.pragma('busy_timeout = 0');
     return set;
   }

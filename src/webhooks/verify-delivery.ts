@@ -24,7 +24,7 @@ import { refusal, type WebhookVerdict } from './verdict.js';
 /** What the checks need. */
 export interface VerifySettings {
   /** Signing keys (any may match); `undefined` when the receiver was told it is unsigned. */
-  readonly keys: readonly Buffer[] | undefined;
+  readonly keys: readonly Uint8Array[] | undefined;
   /** The notification token expected in `X-A2A-Notification-Token`, if any. */
   readonly token: string | undefined;
   /** How far the timestamp may be from our clock, either way, in seconds. */

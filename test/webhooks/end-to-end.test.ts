@@ -156,7 +156,7 @@ describe('push delivery into the webhook receiver, through a misbehaving front',
     });
     const now = Math.floor(Date.now() / 1000);
     const otherKey = parseWebhookSecret(`whsec_${Buffer.alloc(32, 9).toString('base64')}`);
-    const headers = (key: Buffer, ts: number) => ({
+    const headers = (key: Uint8Array, ts: number) => ({
       'webhook-id': 'forged:1',
       'webhook-timestamp': String(ts),
       'webhook-signature': signWebhook(key, 'forged:1', ts, body),

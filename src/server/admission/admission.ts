@@ -1,7 +1,8 @@
 /**
  * Admission: the one gate between the bindings and the runner for every send (ADR 0002). In order:
  *   0. the message (and an inline push config) is plain JSON data within the wire's nesting limit, so nothing
- *      later fails to digest or store it (docs/semantics.md §2 "Input refused at the door", ADR 0031);
+ *      later fails to digest or store it (docs/semantics.md §2 "Input refused at the door", ADR 0031), and its
+ *      names are text every store can hold (ADR 0059);
  *   1. scope (tenant + principal) and the key's form: a malformed key is refused before any claim;
  *   2. a keyed send to a store that cannot honour keys is refused;
  *   3. a message naming a task goes through the lifecycle guard (docs/semantics.md §3);
@@ -49,7 +50,7 @@ import { newWriteId } from '../runner/write-id.js';
 import { retryThrown, type WriteRetryPolicy } from '../runner/write-retry.js';
 import { ADMISSION_COUNTER, type AdmissionOutcome, type ServerMetrics } from '../observability/metrics.js';
 import { CRASH_ARMED, reachCrashPoint } from '../testing/crash-points.js';
-import { assertPlainJson } from './admissible-input.js';
+import { assertPlainJson, assertStorableSend } from './admissible-input.js';
 import { guardExistingTask } from './lifecycle-guard.js';
 
 /** Admission settings (all from `A2AServerOptions`). */
@@ -120,6 +121,7 @@ export async function admitSend(
     // Before anything else: what a digest or a store could not write is refused before any claim.
     assertPlainJson(message, 'message');
     if (inlinePushConfig) assertPlainJson(inlinePushConfig, 'configuration.taskPushNotificationConfig');
+    assertStorableSend(message, scope.tenant, inlinePushConfig);
     if (read.error) {
       throw new IdempotencyKeyInvalidError({
         message: `Invalid idempotency key: ${describeKeyError(read.error)}`,

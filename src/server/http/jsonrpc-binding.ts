@@ -18,6 +18,7 @@ import { parseJsonText, readBodyText } from './body.js';
 import { setupCall } from './call-setup.js';
 import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
+import { errorAnswer } from './error-answer.js';
 import { callLogContext, dispatch, isA2AMethod } from './dispatch.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { assertJsonContentType } from './media-type.js';
@@ -98,7 +99,9 @@ export async function handleJsonRpc(
     return respond(200, stream, sseHeaders(headers));
   } catch (err) {
     ctl?.abort();
-    const answer = toA2AError(err);
+    const answer = errorAnswer(err, logger, () =>
+      method === undefined ? {} : callLogContext(method, params),
+    );
     if (isInternal(answer)) {
       const call = method === undefined ? {} : callLogContext(method, params);
       logInternalAnswer(logger, answer, { ...call, as: 'answer' });

@@ -17,6 +17,7 @@ import { parseJsonText, readBodyText } from './body.js';
 import { setupCall } from './call-setup.js';
 import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
+import { errorAnswer } from './error-answer.js';
 import { callLogContext, dispatch } from './dispatch.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { assertJsonContentType, responseMediaType } from './media-type.js';
@@ -132,7 +133,7 @@ export async function handleRest(
     return respond(status, JSON.stringify(result.value), headers);
   } catch (err) {
     ctl?.abort();
-    const answer = toA2AError(err);
+    const answer = errorAnswer(err, logger, () => callLogContext(route.method, params ?? { ...route.vars }));
     if (isInternal(answer)) {
       // Path variables name the task even when the body could not be parsed.
       const call = callLogContext(route.method, params ?? { ...route.vars });

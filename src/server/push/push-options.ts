@@ -34,7 +34,7 @@ export interface PushDeliveryOptions {
 
 /** Options with every default applied and the secret parsed. */
 export interface ResolvedPushOptions {
-  readonly signingKey: Buffer | undefined;
+  readonly signingKey: Uint8Array | undefined;
   readonly allowPrivateTargets: boolean;
   readonly attemptTimeoutMs: number;
   readonly giveUpAfterMs: number;

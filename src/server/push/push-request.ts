@@ -34,7 +34,7 @@ export function pushRequest(
   seq: number,
   event: StreamResponse,
   config: TaskPushNotificationConfig,
-  signingKey: Buffer | undefined,
+  signingKey: Uint8Array | undefined,
   nowMs: number,
 ): PushRequest {
   const body = JSON.stringify(event);

@@ -3,6 +3,7 @@
  * machine. `better-sqlite3` is an optional peer dependency: install it to use this entry point.
  */
 export { SqliteTaskStore, type SqliteTaskStoreOptions } from './sqlite-task-store.js';
+export type { SqliteDatabaseLike } from './sqlite-database-like.js';
 export { SQLITE_MIGRATIONS } from './sqlite-schema.js';
 export type { Migration, MigrationReport } from '../sql/migration.js';
 export { StoreError, type StoreErrorCode } from '../sql/store-error.js';

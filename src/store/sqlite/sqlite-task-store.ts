@@ -6,6 +6,7 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
+import type { SqliteDatabaseLike } from './sqlite-database-like.js';
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodePageToken } from '../page-token.js';
@@ -69,7 +70,7 @@ export interface SqliteTaskStoreOptions {
   /** Database file; `:memory:` for a private in-memory database (one connection only). */
   path?: string;
   /** An open better-sqlite3 database; the store sets its pragmas but never closes it. */
-  database?: Database;
+  database?: SqliteDatabaseLike;
   /** Source of every timestamp and cutoff (default: the wall clock). */
   clock?: Clock;
   /** Longest delay before `watch` sees an event committed by another process (default 25 ms). */
@@ -109,7 +110,9 @@ export class SqliteTaskStore implements TaskStore {
 
   constructor(options: SqliteTaskStoreOptions) {
     if (options.database) {
-      this.#db = options.database;
+      // The option's structural type keeps the driver's out of our public types (ADR 0060); what is passed is a
+      // better-sqlite3 Database, whose full type the store is written against.
+      this.#db = options.database as Database;
       this.#ownsDb = false;
     } else {
       this.#db = new BetterSqlite3(options.path ?? ':memory:');
