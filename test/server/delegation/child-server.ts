@@ -10,6 +10,7 @@ import { createA2AServer, type A2AServer } from '../../../src/server/create-serv
 import { advertiseDelegation } from '../../../src/server/delegation/index.js';
 import { MemoryTaskStore } from '../../../src/store/memory/index.js';
 import { serveNode, type NodeServerHandle } from '../../../src/server/node/index.js';
+import { A2AClient, cardUrlOf, fetchAgentCard } from '../../../src/client/index.js';
 import { FaultProxy } from '../../client/harness/fault-proxy.js';
 
 /** A running child. */
@@ -84,4 +85,14 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** A child server and a client of it built from its card, retrying briefly (the delegation tests' common setup). */
+export async function startChildWithClient(): Promise<{ child: ChildServer; client: A2AClient }> {
+  const child = await startChild();
+  const card = await fetchAgentCard(cardUrlOf(child.directUrl));
+  const client = A2AClient.fromCard(card, {
+    retry: { maxAttempts: 3, backoff: { initialMs: 20, maxMs: 100 } },
+  });
+  return { child, client };
 }

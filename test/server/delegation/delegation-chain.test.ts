@@ -5,7 +5,7 @@
  * Parents run in this process on each real store; the child is a real a2a-once server on 127.0.0.1.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { A2AClient, cardUrlOf, fetchAgentCard } from '../../../src/client/index.js';
+import type { A2AClient } from '../../../src/client/index.js';
 import { IDEMPOTENCY_METADATA_KEY, keyHash } from '../../../src/idempotency/index.js';
 import { A2AError, ERROR_SPECS } from '../../../src/protocol/errors.js';
 import type { Message } from '../../../src/protocol/model.js';
@@ -28,15 +28,13 @@ import {
   textOf,
   userMessage,
 } from '../leases/harness.js';
-import { startChild, until, type ChildServer } from './child-server.js';
+import { startChildWithClient, until, type ChildServer } from './child-server.js';
 
 let child: ChildServer;
 let client: A2AClient;
 
 beforeAll(async () => {
-  child = await startChild();
-  const card = await fetchAgentCard(cardUrlOf(child.directUrl));
-  client = A2AClient.fromCard(card, { retry: { maxAttempts: 3, backoff: { initialMs: 20, maxMs: 100 } } });
+  ({ child, client } = await startChildWithClient());
 });
 afterAll(async () => {
   await child.close();

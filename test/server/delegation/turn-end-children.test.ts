@@ -6,7 +6,7 @@
  * a2a-once server on 127.0.0.1 whose "hold" work runs until it is stopped.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { A2AClient, cardUrlOf, fetchAgentCard } from '../../../src/client/index.js';
+import type { A2AClient } from '../../../src/client/index.js';
 import type { AgentContext } from '../../../src/server/agent-executor.js';
 import { localCallContext } from '../../../src/server/call-context.js';
 import type { DelegationHandle } from '../../../src/server/delegation/index.js';
@@ -24,15 +24,13 @@ import {
   taskOf,
   userMessage,
 } from '../leases/harness.js';
-import { startChild, until, type ChildServer } from './child-server.js';
+import { startChildWithClient, until, type ChildServer } from './child-server.js';
 
 let child: ChildServer;
 let client: A2AClient;
 
 beforeAll(async () => {
-  child = await startChild();
-  const card = await fetchAgentCard(cardUrlOf(child.directUrl));
-  client = A2AClient.fromCard(card, { retry: { maxAttempts: 3, backoff: { initialMs: 20, maxMs: 100 } } });
+  ({ child, client } = await startChildWithClient());
 });
 afterAll(async () => {
   await child.close();
