@@ -9,8 +9,12 @@ import type { TaskState } from '../protocol/task-state.js';
 import { DELEGATION_EXTENSION_URI, LEASE_RENEWAL_HEADER } from './delegation-wire.js';
 import type { DelegationPeer } from './delegation-peer.js';
 
-/** How a child ended, as far as the parent can tell. */
-export type DelegationStatus = 'completed' | 'failed' | 'canceled' | 'rejected' | 'input-required' | 'lost';
+/**
+ * How a child ended, as far as the parent can tell. `detached`: the parent stopped watching (`detach()`), so it
+ * does not know; the child may still be running (a leased one cancels itself once its lease lapses).
+ */
+export type DelegationStatus =
+  'completed' | 'failed' | 'canceled' | 'rejected' | 'input-required' | 'lost' | 'detached';
 
 /** The outcome of a delegation. */
 export interface DelegationOutcome {
@@ -19,7 +23,7 @@ export interface DelegationOutcome {
   readonly task?: Task;
   /** The child's direct reply, when it answered with a message instead of a task. */
   readonly message?: Message;
-  /** Why the child counts as lost. */
+  /** Why the child counts as lost, or that the parent detached. */
   readonly reason?: string;
 }
 
@@ -125,38 +129,57 @@ export class DelegationHandle {
 
   /**
    * Cancels the child (unless it already settled) and settles the handle with the answer. Calls made while a
-   * cancel is under way share it: one CancelTask per child.
+   * cancel is under way share it: one CancelTask per child. After `detach()` the handle stays `detached`, but
+   * the child may still run, so a cancel is still sent; it answers with what the cancel found.
    */
   cancel(): Promise<DelegationOutcome> {
-    if (this.#settled !== undefined || this.taskId === undefined) return this.#outcome;
+    const detached = this.#settled?.status === 'detached';
+    if ((this.#settled !== undefined && !detached) || this.taskId === undefined) return this.#outcome;
     this.#cancelling ??= this.#cancel(this.taskId);
     return this.#cancelling;
   }
 
   async #cancel(taskId: string): Promise<DelegationOutcome> {
     this.#stop();
-    try {
-      const task = await this.#peer.cancelTask(taskId);
+    let found: DelegationOutcome | undefined;
+    const take = (task: Task): void => {
       this.#observe(task);
+      const status = settledStatusOf(task.status.state);
+      if (status !== undefined) found = { status, task };
+    };
+    try {
+      take(await this.#peer.cancelTask(taskId));
     } catch (err) {
       // A child that already ended refuses the cancel (-32002 / -32004): read what it ended as.
       const task = await this.#peer.getTask(taskId).catch(() => undefined);
-      if (task) this.#observe(task);
-      if (this.#settled === undefined) {
-        this.#settle({ status: 'lost', reason: `the cancel was not answered: ${String(err)}` });
-      }
+      if (task) take(task);
+      found ??= { status: 'lost', reason: `the cancel was not answered: ${String(err)}` };
     }
-    if (this.#settled === undefined) {
+    if (found === undefined) {
       // The peer accepted the cancel but reported a state still running; the parent no longer watches it.
       const last = this.#states.at(-1);
-      this.#settle({ status: 'canceled', ...(last ? { task: last } : {}) });
+      found = { status: 'canceled', ...(last ? { task: last } : {}) };
     }
-    return this.#outcome;
+    this.#settle(found);
+    // Detached first: the handle's outcome stays `detached`; the caller gets what the cancel found.
+    return this.#settled?.status === 'detached' ? found : this.#outcome;
   }
 
-  /** Stops watching (and renewing: a leased child then cancels itself when its lease lapses). */
+  /**
+   * Stops watching (and renewing: a leased child then cancels itself when its lease lapses), and settles the
+   * outcome as `detached` with the last state seen, so nothing waits on `outcome()` forever. A handle already
+   * settled keeps its outcome.
+   */
   detach(): void {
     this.#stop();
+    if (this.#settled === undefined && this.#cancelling === undefined) {
+      const last = this.#states.at(-1);
+      this.#settle({
+        status: 'detached',
+        ...(last ? { task: last } : {}),
+        reason: 'the parent stopped watching the child; it may still be running',
+      });
+    }
     this.#wake();
   }
 

@@ -94,7 +94,8 @@ async function parentTurn(ctx: AgentContext, client: A2AClient): Promise<void> {
     case 'input-required':
       return ctx.requireInput(said || 'the child needs input');
     case 'lost':
-      return ctx.fail(`child lost: ${outcome.reason ?? ''}`);
+    case 'detached':
+      return ctx.fail(`child ${outcome.status}: ${outcome.reason ?? ''}`);
     case 'failed':
     case 'rejected':
     case 'canceled':

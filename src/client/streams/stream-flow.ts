@@ -19,6 +19,7 @@ import { notifyRetry } from '../retry/retry-loop.js';
 import type { RetryState } from '../retry/retry-loop.js';
 import { failureKindOf } from '../transport/failure-kind.js';
 import type { CallSafety } from '../retry/retry-policy.js';
+import { OutcomeUnknownError } from '../sends/outcome-unknown-error.js';
 import { concludeFailure, settleIntent } from '../sends/send-plan.js';
 import type { SendContext } from '../sends/send-flow.js';
 import type { SendPlan } from '../sends/send-plan.js';
@@ -61,6 +62,24 @@ export async function* runStream(
     );
   };
 
+  /**
+   * The error a send's stream ends with once it cannot re-attach: before the task was named, the send's own
+   * conclusion (its intent settled or left pending); after, the send ran, so an ambiguous end is
+   * `OutcomeUnknownError` naming the task (its outcome is what is unknown), never a bare transport error.
+   */
+  const endOfSend = async (failure: unknown): Promise<unknown> => {
+    if (plan === undefined) return failure;
+    if (!settled) return concludeFailure(ctx, plan, failure, state, view.taskId);
+    if (failureKindOf(failure) === 'definite') return failure;
+    return new OutcomeUnknownError({
+      messageId: plan.message.messageId,
+      key: plan.key,
+      taskId: view.taskId,
+      peerHonoursKeys: ctx.peerHonoursKeys,
+      cause: failure,
+    });
+  };
+
   for (;;) {
     const op: StreamOperation = source === 'send' ? 'SendStreamingMessage' : 'SubscribeToTask';
     const safety: CallSafety = source === 'send' ? plan!.safety : 'read';
@@ -85,8 +104,7 @@ export async function* runStream(
         for (const o of view.resync({ task: readTask(raw) })) yield o;
         return;
       }
-      if (plan !== undefined && !settled) throw await concludeFailure(ctx, plan, err, state, view.taskId);
-      throw err;
+      throw await endOfSend(err);
     }
     try {
       let first = true;
@@ -118,11 +136,9 @@ export async function* runStream(
       !conn.retry.budget.canRetry() ||
       delay >= call.remainingMs()
     ) {
-      if (plan !== undefined && !settled) throw await concludeFailure(ctx, plan, failure, state, view.taskId);
-      throw failure;
+      throw await endOfSend(failure);
     }
     reattachments++;
-    view.beginResync();
     source = next;
     notifyRetry(conn.retry, {
       attempt: reattachments,

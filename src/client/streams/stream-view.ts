@@ -1,8 +1,11 @@
 /**
- * What the caller of a stream has seen, so a stream re-attached after a cut (a keyed resend, or
- * SubscribeToTask) shows each update once (docs/semantics.md §7, A2A v1.0). A re-attached stream starts with a task
- * snapshot; `resync` turns that snapshot into the updates the caller missed (artifacts or chunks it has not
- * seen, a status that changed), and the events that follow are filtered against what was already shown.
+ * What the caller of a stream has seen, so a stream re-attached after a cut (a keyed resend, or SubscribeToTask)
+ * shows each update once (docs/semantics.md §7, ADR 0021, A2A v1.0). A re-attached stream starts with a task
+ * snapshot; `resync` turns that snapshot into the updates the caller missed (artifacts or chunks it has not seen,
+ * a status that changed). The events after a snapshot come after its position (A2A v1.0: SubscribeToTask starts
+ * with the task's current state, then its updates; a keyed replay is the snapshot and the events after its
+ * sequence), so they are shown as they come: a live chunk equal to the tail already shown is a new chunk, and a
+ * repeated identical status is a new report. Nothing is ever dropped for resembling what was shown.
  *
  * It also decides when a stream has ended properly (A2A v1.0): after a `message`, or when the task is
  * terminal or INPUT_REQUIRED (AUTH_REQUIRED keeps the stream open). A body that ends earlier was cut.
@@ -16,12 +19,7 @@ function endsStream(state: TaskState): boolean {
   return isTerminalState(state) || state === 'TASK_STATE_INPUT_REQUIRED';
 }
 
-function endsWithParts(seen: readonly Part[], tail: readonly Part[]): boolean {
-  if (tail.length === 0 || tail.length > seen.length) return false;
-  const offset = seen.length - tail.length;
-  return tail.every((p, i) => sameJson(p, seen[offset + i]));
-}
-
+/** Whether `all` starts with the parts the caller was shown (then the snapshot only added chunks). */
 function startsWithParts(all: readonly Part[], head: readonly Part[]): boolean {
   return head.length <= all.length && head.every((p, i) => sameJson(p, all[i]));
 }
@@ -35,61 +33,55 @@ export class StreamView {
   /** Whether the stream reached its proper end. */
   ended = false;
   private status: TaskStatus | undefined;
+  /** Each artifact's parts as the caller has them, to turn a later snapshot into what it lacks. */
   private readonly artifacts = new Map<string, Part[]>();
+  /** Messages shown, by id: a replay or a re-attachment repeats a direct reply, which is one message. */
   private readonly messages = new Set<string>();
   private sawTask = false;
-  /** Right after a re-attachment: events the snapshot already covered are dropped. */
-  private resyncing = false;
 
   /** Whether the caller saw anything yet. */
   get started(): boolean {
     return this.sawTask || this.messages.size > 0;
   }
 
-  /** Takes one live event; returns what to show the caller (nothing for a duplicate). */
+  /**
+   * Takes one live event and returns what to show the caller: the event itself, except a message already shown
+   * (same messageId) and a task snapshot once a task was shown (then only what it adds).
+   */
   accept(ev: StreamResponse): StreamResponse[] {
     if ('message' in ev) {
       this.ended = true;
       if (this.messages.has(ev.message.messageId)) return [];
       this.messages.add(ev.message.messageId);
-      this.resyncing = false;
       return [ev];
     }
     if ('task' in ev) {
-      if (this.sawTask && this.resyncing) return this.resync(ev);
+      if (this.sawTask) return this.resync(ev);
       this.takeTask(ev.task);
-      this.resyncing = false;
       return [ev];
     }
     if ('statusUpdate' in ev) {
       const u = ev.statusUpdate;
       this.noteIds(u.taskId, u.contextId);
       if (endsStream(u.status.state)) this.ended = true;
-      if (this.status !== undefined && sameJson(this.status, u.status)) return [];
       this.status = u.status;
-      this.resyncing = false;
       return [ev];
     }
     const u = ev.artifactUpdate;
     this.noteIds(u.taskId, u.contextId);
     const seen = this.artifacts.get(u.artifact.artifactId);
-    if (u.append === true && seen !== undefined) {
-      if (this.resyncing && endsWithParts(seen, u.artifact.parts)) return [];
-      this.artifacts.set(u.artifact.artifactId, [...seen, ...u.artifact.parts]);
-    } else {
-      if (seen !== undefined && sameJson(seen, u.artifact.parts)) return [];
-      this.artifacts.set(u.artifact.artifactId, [...u.artifact.parts]);
-    }
-    this.resyncing = false;
+    this.artifacts.set(
+      u.artifact.artifactId,
+      u.append === true && seen !== undefined ? [...seen, ...u.artifact.parts] : [...u.artifact.parts],
+    );
     return [ev];
   }
 
   /**
    * Takes the first event of a re-attached stream. A task snapshot becomes the updates the caller missed; any
-   * other event is taken as live, with duplicates of what was seen dropped.
+   * other event is taken as live.
    */
   resync(ev: StreamResponse): StreamResponse[] {
-    this.resyncing = true;
     if (!('task' in ev) || !this.sawTask) return this.accept(ev);
     const task = ev.task;
     this.noteIds(task.id, task.contextId);
@@ -106,11 +98,6 @@ export class StreamView {
     }
     if (endsStream(task.status.state)) this.ended = true;
     return out;
-  }
-
-  /** Marks the start of a re-attachment: the next event is handed to `resync`. */
-  beginResync(): void {
-    this.resyncing = true;
   }
 
   private artifactDelta(artifact: Artifact): { artifact: Artifact; append?: boolean } | undefined {

@@ -44,53 +44,63 @@ const status = (state: TaskStatus['state'], n: number): StreamResponse => ({
   },
 });
 
-/** A task lifecycle: the task, then working updates and artifact chunks, then COMPLETED. */
-const lifecycle: fc.Arbitrary<StreamResponse[]> = fc
-  .array(
-    fc.oneof(
-      fc.record({ kind: fc.constant('status' as const) }),
-      fc.record({
-        kind: fc.constant('chunk' as const),
-        artifact: fc.constantFrom('a', 'b'),
-        text: fc.string({ maxLength: 3 }),
-      }),
-    ),
-    { maxLength: 12 },
-  )
-  .map((steps) => {
-    const events: StreamResponse[] = [
-      { task: { id: T, contextId: C, status: { state: 'TASK_STATE_SUBMITTED' } } },
-    ];
-    const started = new Set<string>();
-    steps.forEach((s, i) => {
-      if (s.kind === 'status') events.push(status('TASK_STATE_WORKING', i));
-      else {
-        const append = started.has(s.artifact);
-        started.add(s.artifact);
-        events.push({
-          artifactUpdate: {
-            taskId: T,
-            contextId: C,
-            append,
-            artifact: { artifactId: s.artifact, parts: [{ text: `${s.text}#${i}` }] },
-          },
-        });
-      }
+/**
+ * A task lifecycle: the task, then working updates and artifact chunks, then COMPLETED. With `repeating`, chunks
+ * come from a tiny alphabet (tokens, newlines, repeated data) and every WORKING status is the same, so equal
+ * content says nothing about position.
+ */
+const lifecycleOf = (repeating: boolean): fc.Arbitrary<StreamResponse[]> =>
+  fc
+    .array(
+      fc.oneof(
+        fc.record({ kind: fc.constant('status' as const) }),
+        fc.record({
+          kind: fc.constant('chunk' as const),
+          artifact: fc.constantFrom('a', 'b'),
+          text: repeating ? fc.constantFrom('x', '\n', 'ab') : fc.string({ maxLength: 3 }),
+        }),
+      ),
+      { maxLength: 12 },
+    )
+    .map((steps) => {
+      const events: StreamResponse[] = [
+        { task: { id: T, contextId: C, status: { state: 'TASK_STATE_SUBMITTED' } } },
+      ];
+      const started = new Set<string>();
+      steps.forEach((s, i) => {
+        if (s.kind === 'status') events.push(status('TASK_STATE_WORKING', repeating ? 0 : i));
+        else {
+          const append = started.has(s.artifact);
+          started.add(s.artifact);
+          events.push({
+            artifactUpdate: {
+              taskId: T,
+              contextId: C,
+              append,
+              artifact: {
+                artifactId: s.artifact,
+                parts: [{ text: repeating ? s.text : `${s.text}#${i}` }],
+              },
+            },
+          });
+        }
+      });
+      events.push(status('TASK_STATE_COMPLETED', 999));
+      return events;
     });
-    events.push(status('TASK_STATE_COMPLETED', 999));
-    return events;
-  });
 
 describe('StreamView', () => {
-  it('after a cut at any point, snapshot + live events show each update once and end in the true state', () => {
+  it.each([
+    ['distinct', false],
+    ['repeating', true],
+  ])('after a cut at any point, snapshot + live events end in the true state (%s chunks)', (_, repeating) => {
     fc.assert(
-      fc.property(lifecycle, fc.nat(), fc.nat(), (events, cutAt, gap) => {
+      fc.property(lifecycleOf(repeating), fc.nat(), fc.nat(), (events, cutAt, gap) => {
         const k = cutAt % (events.length + 1); // events the caller saw before the cut
         const j = Math.min(events.length, k + (gap % 3)); // events the server had produced at re-attach
         const view = new StreamView();
         const seen: Seen = { status: undefined, artifacts: new Map() };
         for (const e of events.slice(0, k)) for (const o of view.accept(e)) apply(seen, o);
-        view.beginResync();
         const tail: StreamResponse[] = [
           { task: snapshotAfter(events.slice(0, Math.max(j, 1))) },
           ...events.slice(Math.max(j, 1)),
@@ -148,7 +158,6 @@ describe('StreamView', () => {
 
   it('shows the snapshot as the first event when the cut came before any event', () => {
     const view = new StreamView();
-    view.beginResync();
     const snap: StreamResponse = { task: { id: T, contextId: C, status: { state: 'TASK_STATE_COMPLETED' } } };
     expect(view.resync(snap)).toEqual([snap]);
     expect(view.ended).toBe(true);
@@ -167,5 +176,66 @@ describe('StreamView', () => {
     expect(b.accept({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } })).toEqual(
       [],
     );
+  });
+});
+
+describe('StreamView without a cut', () => {
+  it('shows every live event, a repeated identical status and a repeated identical chunk included', () => {
+    const view = new StreamView();
+    const working = status('TASK_STATE_WORKING', 0);
+    const chunk = (append: boolean): StreamResponse => ({
+      artifactUpdate: {
+        taskId: T,
+        contextId: C,
+        append,
+        artifact: { artifactId: 'a', parts: [{ text: 'x' }] },
+      },
+    });
+    const replace: StreamResponse = {
+      artifactUpdate: { taskId: T, contextId: C, artifact: { artifactId: 'a', parts: [{ text: 'x' }] } },
+    };
+    const events: StreamResponse[] = [
+      { task: { id: T, contextId: C, status: { state: 'TASK_STATE_SUBMITTED' } } },
+      working,
+      working,
+      chunk(false),
+      chunk(true),
+      chunk(true),
+      replace,
+      replace,
+      status('TASK_STATE_COMPLETED', 1),
+    ];
+    const shown = events.flatMap((e) => view.accept(e));
+    expect(shown).toEqual(events);
+    expect(view.ended).toBe(true);
+  });
+
+  it('after a re-attached snapshot, live appends equal to the tail are shown, not taken for repeats', () => {
+    const view = new StreamView();
+    const seen: Seen = { status: undefined, artifacts: new Map() };
+    const x: StreamResponse = {
+      artifactUpdate: {
+        taskId: T,
+        contextId: C,
+        append: true,
+        artifact: { artifactId: 'a', parts: [{ text: 'x' }] },
+      },
+    };
+    const first: StreamResponse = {
+      artifactUpdate: { taskId: T, contextId: C, artifact: { artifactId: 'a', parts: [{ text: 'x' }] } },
+    };
+    for (const e of [{ task: { id: T, contextId: C, status: { state: 'TASK_STATE_WORKING' } } }, first, x])
+      for (const o of view.accept(e as StreamResponse)) apply(seen, o);
+    // Cut; the snapshot has the two chunks seen, then four more identical ones arrive live.
+    const snap = snapshotAfter([
+      { task: { id: T, contextId: C, status: { state: 'TASK_STATE_WORKING' } } },
+      first,
+      x,
+    ]);
+    for (const o of view.resync({ task: snap })) apply(seen, o);
+    for (const e of [x, x, x, x, status('TASK_STATE_COMPLETED', 1)])
+      for (const o of view.accept(e)) apply(seen, o);
+    expect(seen.artifacts.get('a')).toEqual(Array.from({ length: 6 }, () => ({ text: 'x' })));
+    expect(seen.status?.state).toBe('TASK_STATE_COMPLETED');
   });
 });

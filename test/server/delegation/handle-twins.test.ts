@@ -91,19 +91,38 @@ describe.each([
     expect(child.proxy.count(isCall('CancelTask'))).toBe(0);
   });
 
-  it('detach() stops polling and ends the events, leaving the outcome open', async () => {
+  it('detach() stops polling, ends the events and settles the outcome as detached', async () => {
     const h = Handle.watching(client, await childTask('hold twin detach'), { pollMs: 20 });
     await until(() => child.proxy.count(isCall('GetTask')) >= 2);
     const events = (async () => {
       for await (const _ of h.events) void _;
     })();
+    const waiting = h.outcome();
     h.detach();
     await events;
     const polls = child.proxy.count(isCall('GetTask'));
+    const settled = await Promise.race([
+      waiting,
+      new Promise<'hung'>((r) => setTimeout(() => r('hung'), 2_000)),
+    ]);
+    expect(settled).not.toBe('hung');
+    expect(settled).toMatchObject({ status: 'detached', task: { id: h.taskId } });
+    expect(h.isSettled).toBe(true);
     await new Promise((r) => setTimeout(r, 150));
     expect(child.proxy.count(isCall('GetTask'))).toBe(polls);
-    expect(h.isSettled).toBe(false);
-    await client.cancelTask(h.taskId!);
+    // The child still runs: a cancel after detach still reaches it, and says what it found.
+    const cancelled = await h.cancel();
+    expect(cancelled.status).toBe('canceled');
+    expect(child.proxy.count(isCall('CancelTask'))).toBe(1);
+    expect((await h.outcome()).status).toBe('detached');
+    expect((await client.getTask(h.taskId!)).status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('detach() after the child settled keeps its outcome', async () => {
+    const h = Handle.watching(client, await childTask('quick twin after'), { pollMs: 20 });
+    expect((await h.outcome()).status).toBe('completed');
+    h.detach();
+    expect((await h.outcome()).status).toBe('completed');
   });
 
   it('is lost once no poll succeeded for lostAfterMs, keeping the last state seen', async () => {
