@@ -10,11 +10,13 @@ import { DELEGATION_EXTENSION_URI, LEASE_RENEWAL_HEADER } from './delegation-wir
 import type { DelegationPeer } from './delegation-peer.js';
 
 /**
- * How a child ended, as far as the parent can tell. `detached`: the parent stopped watching (`detach()`), so it
- * does not know; the child may still be running (a leased one cancels itself once its lease lapses).
+ * How a child ended, as far as the parent can tell. `input-required` and `auth-required`: the child waits for
+ * its client (the parent), for input or for a credential (A2A §7.6), so a parent can ask its own caller for the
+ * same. `detached`: the parent stopped watching (`detach()`), so it does not know; the child may still be
+ * running (a leased one cancels itself once its lease lapses).
  */
 export type DelegationStatus =
-  'completed' | 'failed' | 'canceled' | 'rejected' | 'input-required' | 'lost' | 'detached';
+  'completed' | 'failed' | 'canceled' | 'rejected' | 'input-required' | 'auth-required' | 'lost' | 'detached';
 
 /** The outcome of a delegation. */
 export interface DelegationOutcome {
@@ -51,7 +53,7 @@ const SETTLED: Partial<Record<TaskState, DelegationStatus>> = {
   TASK_STATE_REJECTED: 'rejected',
   // Either interrupted state hands control back to the parent, which must answer or cancel.
   TASK_STATE_INPUT_REQUIRED: 'input-required',
-  TASK_STATE_AUTH_REQUIRED: 'input-required',
+  TASK_STATE_AUTH_REQUIRED: 'auth-required',
 };
 
 /** The delegation status of a task state, or undefined while the child still works. */

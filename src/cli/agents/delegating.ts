@@ -93,6 +93,9 @@ async function parentTurn(ctx: AgentContext, client: A2AClient): Promise<void> {
       return ctx.complete();
     case 'input-required':
       return ctx.requireInput(said || 'the child needs input');
+    case 'auth-required':
+      // Surfaced upstream (A2A §7.6): the parent's caller is the one who can get the child its credential.
+      return ctx.requireAuth(said || 'the child needs authorization');
     case 'lost':
     case 'detached':
       return ctx.fail(`child ${outcome.status}: ${outcome.reason ?? ''}`);

@@ -1,7 +1,7 @@
 /**
  * A real a2a-once child agent for the delegation tests, listening on 127.0.0.1 behind a fault proxy. Its agent
  * counts executions per message (in this process: the child runs here), completes "quick" work at once, asks
- * back on "ask" work (INPUT_REQUIRED) and holds "hold" work until its turn is stopped. The server's runner arms
+ * back on "ask" work (INPUT_REQUIRED), asks for authorization on "auth" work (AUTH_REQUIRED) and holds "hold" work until its turn is stopped. The server's runner arms
  * the delegation limits of each turn: a passed budget fails the task with the budget message, a lease whose
  * renewals (recorded in the store by the GetTask polls that carry them) stopped cancels it.
  */
@@ -46,6 +46,10 @@ export async function startChild(): Promise<ChildServer> {
         turns.push(ctx);
         if (ctx.userText.startsWith('ask')) {
           await ctx.requireInput('which region?');
+          return;
+        }
+        if (ctx.userText.startsWith('auth')) {
+          await ctx.requireAuth('sign in to the ledger first');
           return;
         }
         if (ctx.userText.startsWith('quick')) {

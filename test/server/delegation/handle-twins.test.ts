@@ -62,6 +62,14 @@ describe.each([
     expect(o.task?.status.message?.parts).toEqual([{ text: 'which region?' }]);
   });
 
+  it('settles as auth-required when the child asks for authorization, so a parent can surface it', async () => {
+    const h = Handle.watching(client, await childTask('auth twin'), { pollMs: 20 });
+    const o = await h.outcome();
+    expect(o.status).toBe('auth-required');
+    expect(o.task?.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    expect(o.task?.status.message?.parts).toEqual([{ text: 'sign in to the ledger first' }]);
+  });
+
   it('watches a child from its id alone (a resumed parent), polling at once', async () => {
     const task = await childTask('quick twin by id');
     const h = Handle.watching(client, task.id, { pollMs: 20 });
