@@ -42,6 +42,7 @@ import { ADMISSION_COUNTER } from './observability/metrics.js';
 import { advertisePush, buildAgentCard, deliversPush, requiredExtensions } from './card.js';
 import { checkDelegationDepth } from './delegation/delegation-chain.js';
 import { TaskCancel } from './task-cancel.js';
+import { TaskResume, type ResumeOptions, type ResumeResult, type ResumeTarget } from './task-resume.js';
 import { resolveServerOptions, type A2AServerOptions, type ResolvedServerOptions } from './options.js';
 import * as push from './push/push-config-ops.js';
 import { PushDispatcher } from './push/push-dispatcher.js';
@@ -79,6 +80,8 @@ export class A2ARequestHandler implements RequestHandler {
   readonly #lostCreations: LostCreations;
   /** CancelTask, and the delegation subtrees a cancel stops (ADR 0062). */
   readonly #cancel: TaskCancel;
+  /** Out-of-band resumes of AUTH_REQUIRED tasks (ADR 0054). */
+  readonly #resume: TaskResume;
 
   constructor(options: A2AServerOptions) {
     this.options = resolveServerOptions(options);
@@ -131,6 +134,14 @@ export class A2ARequestHandler implements RequestHandler {
       leases,
       resumable: o.agent.resumable === true,
       ...(o.recovery === false ? {} : { maxResumes: o.recovery.maxResumes, batchSize: o.recovery.batchSize }),
+    });
+    this.#resume = new TaskResume({
+      store: o.store,
+      clock: o.clock,
+      logger: o.logger,
+      runner: () => this.runner,
+      lease: (fence) => leases.grant(fence),
+      retry,
     });
     this.#admission = {
       lease: (fence) => leases.grant(fence),
@@ -356,6 +367,17 @@ export class A2ARequestHandler implements RequestHandler {
       return includeArtifacts && t.artifacts === undefined ? { ...t, artifacts: [] } : t;
     });
     return { tasks, nextPageToken: page.nextPageToken, pageSize, totalSize: page.totalSize };
+  }
+
+  /**
+   * Resumes a task waiting in AUTH_REQUIRED whose credential arrived out of band (A2A §7.6, ADR 0054): one fenced
+   * write to WORKING, then a turn with `ctx.resumedOutOfBand`. A task not waiting for authorization is answered
+   * `{ resumed: false }` with how it stands, and nothing starts, so a callback delivered twice resumes once.
+   * This is the host's call, not a wire operation: authorize it yourself (it names the task's tenant and principal).
+   * @throws TaskNotFoundError when the task is not in that tenant and principal
+   */
+  resumeTask(target: ResumeTarget, options?: ResumeOptions): Promise<ResumeResult> {
+    return this.#resume.resume(target, options);
   }
 
   async cancelTask(params: CancelTaskRequest, ctx: CallContext): Promise<Task> {

@@ -67,6 +67,12 @@ export interface AgentContext {
    * not run again (`step`).
    */
   readonly isResumed: boolean;
+  /**
+   * True when this turn was started by `server.resumeTask` rather than by a message: the task was waiting in
+   * AUTH_REQUIRED and its credential arrived out of band (A2A §7.6, ADR 0054). `message` is then the user message
+   * of the turn that asked for it; fetch the credential from wherever it was delivered.
+   */
+  readonly resumedOutOfBand: boolean;
   readonly tenant: string;
   readonly principal: string | undefined;
   /** Extensions the client requested for the call that started this turn. */

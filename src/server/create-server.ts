@@ -7,6 +7,7 @@ import type { HttpOptions } from './http/http-options.js';
 import type { A2AServerOptions } from './options.js';
 import { RecoverySchedule } from './recovery/recovery-schedule.js';
 import { RetentionSchedule } from './retention/retention-schedule.js';
+import type { ResumeOptions, ResumeResult, ResumeTarget } from './task-resume.js';
 
 /** An a2a-once server, not yet bound to a socket. */
 export interface A2AServer {
@@ -21,6 +22,11 @@ export interface A2AServer {
    * every half lease (ADR 0037); undefined when the host turned it off (`recovery: false`).
    */
   readonly recovery: RecoverySchedule | undefined;
+  /**
+   * Resumes a task waiting in AUTH_REQUIRED whose credential arrived out of band (A2A §7.6, ADR 0054); see
+   * `A2ARequestHandler.resumeTask`.
+   */
+  resumeTask(target: ResumeTarget, options?: ResumeOptions): Promise<ResumeResult>;
   /** Stops the schedules, waits for running agent turns, then closes the store. */
   close(): Promise<void>;
 }
@@ -50,6 +56,7 @@ export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions
     fetch,
     retention,
     recovery,
+    resumeTask: (target, options) => handler.resumeTask(target, options),
     close: async () => {
       await recovery?.stop();
       await retention?.stop();

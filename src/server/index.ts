@@ -3,6 +3,7 @@
  */
 export { A2ARequestHandler } from './a2a-request-handler.js';
 export { createA2AServer, type A2AServer } from './create-server.js';
+export type { ResumeOptions, ResumeResult, ResumeTarget } from './task-resume.js';
 export type { A2AServerOptions, ResolvedServerOptions } from './options.js';
 export type { RequestHandler } from './request-handler.js';
 export { localCallContext, type CallContext } from './call-context.js';

@@ -45,6 +45,8 @@ export interface TurnInit {
   readonly principal: string | undefined;
   /** The turn is run again because its worker was lost (ADR 0037). */
   readonly isResumed?: boolean;
+  /** The turn was started by an out-of-band resume of an AUTH_REQUIRED task (ADR 0054). */
+  readonly resumedOutOfBand?: boolean;
 }
 
 /** How the runner's turns hold their leases and record their steps. */

@@ -83,6 +83,8 @@ export interface TaskWorkerInit {
   readonly retry: WriteRetryPolicy;
   /** True when the turn is run again after its worker was lost (ADR 0037). */
   readonly isResumed?: boolean;
+  /** True when the turn was started by an out-of-band resume of an AUTH_REQUIRED task (ADR 0054). */
+  readonly resumedOutOfBand?: boolean;
   /** How long a renewal extends the lease. */
   readonly leaseMs: number;
   /** The largest step result, in bytes of JSON (ADR 0038). */
@@ -118,6 +120,7 @@ export class TaskWorker implements AgentContext {
   readonly task: Task;
   readonly isContinuation: boolean;
   readonly isResumed: boolean;
+  readonly resumedOutOfBand: boolean;
   readonly tenant: string;
   readonly principal: string | undefined;
   readonly requestedExtensions: readonly string[];
@@ -172,6 +175,7 @@ export class TaskWorker implements AgentContext {
     this.userText = textOf(init.message);
     this.isContinuation = init.isContinuation;
     this.isResumed = init.isResumed === true;
+    this.resumedOutOfBand = init.resumedOutOfBand === true;
     this.#leaseOwner = init.record.lease?.owner;
     this.#leaseMs = init.leaseMs;
     this.#maxStepResultBytes = init.maxStepResultBytes;
