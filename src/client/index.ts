@@ -38,6 +38,8 @@ export {
 export { StreamView } from './streams/stream-view.js';
 export { MemoryIntentStore } from './intents/intent-store.js';
 export type { IntentOutcome, IntentStore, SendIntent } from './intents/intent-store.js';
+export { intentIdentityOf } from './intents/intent-identity.js';
+export type { IntentIdentity } from './intents/intent-identity.js';
 export { SqliteIntentStore } from './intents/sqlite-intent-store.js';
 export type { SqliteDatabaseLike, SqliteStatementLike } from './intents/sqlite-intent-store.js';
 export type { RecoverOptions, RecoveryResult } from './sends/recovery.js';

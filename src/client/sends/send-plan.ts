@@ -111,7 +111,7 @@ export async function recordIntent(ctx: SendPolicy, plan: SendPlan, streaming: b
 /** Settles the intent of a keyed send. */
 export async function settleIntent(ctx: SendPolicy, plan: SendPlan, outcome: IntentOutcome): Promise<void> {
   if (ctx.intents === undefined || plan.key === undefined) return;
-  await ctx.intents.settle(plan.key, outcome);
+  await ctx.intents.settle({ target: ctx.target, tenant: plan.pin?.tenant, key: plan.key }, outcome);
 }
 
 /**
