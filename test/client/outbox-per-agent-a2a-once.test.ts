@@ -104,7 +104,11 @@ describe.skipIf(!SERVER_BUILT)('one outbox, two agents, one key (a2a-once server
       const store = make();
       const key = mintKey();
       const message = setKey(
-        { messageId: `never-sent-${mintKey()}`, role: 'ROLE_USER', parts: [{ text: 'recorded, then a crash' }] },
+        {
+          messageId: `never-sent-${mintKey()}`,
+          role: 'ROLE_USER',
+          parts: [{ text: 'recorded, then a crash' }],
+        },
         key,
       );
       await store.record({

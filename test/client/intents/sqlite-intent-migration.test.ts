@@ -105,7 +105,12 @@ describe('SqliteIntentStore on a file of the old schema', () => {
         createdAt: 500,
         settled: { at: 600, outcome: JSON.stringify({ status: 'answered', taskId: 'old-task' }) },
       },
-      { key: elsewhere.key, target: 'http://elsewhere.invalid/', request: elsewhere.request, createdAt: 4_000 },
+      {
+        key: elsewhere.key,
+        target: 'http://elsewhere.invalid/',
+        request: elsewhere.request,
+        createdAt: 4_000,
+      },
     ]);
 
     const db = new Database(file);
@@ -168,8 +173,14 @@ describe('SqliteIntentStore on a file of the old schema', () => {
     // Opening the migrated file again changes nothing.
     const reopened = new Database(file);
     const again = new SqliteIntentStore(reopened);
-    expect((await again.pending()).map((i) => i.key)).toEqual([otherTenant.key, elsewhere.key, untenanted.key]);
-    expect((reopened.prepare('SELECT COUNT(*) AS n FROM a2a_once_client_intents').get() as { n: number }).n).toBe(6);
+    expect((await again.pending()).map((i) => i.key)).toEqual([
+      otherTenant.key,
+      elsewhere.key,
+      untenanted.key,
+    ]);
+    expect(
+      (reopened.prepare('SELECT COUNT(*) AS n FROM a2a_once_client_intents').get() as { n: number }).n,
+    ).toBe(6);
     reopened.close();
   });
 
