@@ -36,6 +36,7 @@ import { sendMessage } from './sends/send-flow.js';
 import { planSend, recordIntent } from './sends/send-plan.js';
 import type { SendContext } from './sends/send-flow.js';
 import { runStream } from './streams/stream-flow.js';
+import { CONSOLE_LOGGER } from './sends/client-logger.js';
 
 /** A bare endpoint: no card, so the binding (default JSONRPC) and tenant are stated by hand. */
 export interface EndpointOptions extends A2AClientOptions {
@@ -83,6 +84,7 @@ export class A2AClient {
       keys: options.keys ?? 'auto',
       intents: options.intentStore,
       target,
+      logger: options.logger ?? CONSOLE_LOGGER,
     };
   }
 

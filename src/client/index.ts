@@ -38,9 +38,12 @@ export {
 export { StreamView } from './streams/stream-view.js';
 export { MemoryIntentStore } from './intents/intent-store.js';
 export type { IntentOutcome, IntentStore, SendIntent } from './intents/intent-store.js';
+export { intentIdentityOf } from './intents/intent-identity.js';
+export type { IntentIdentity } from './intents/intent-identity.js';
 export { SqliteIntentStore } from './intents/sqlite-intent-store.js';
 export type { SqliteDatabaseLike, SqliteStatementLike } from './intents/sqlite-intent-store.js';
 export type { RecoverOptions, RecoveryResult } from './sends/recovery.js';
+export type { ClientLogger, LogFields } from './sends/client-logger.js';
 export type { FetchLike } from './transport/transport.js';
 export { describeError, describeStreamEvent, describeTask } from './describe.js';
 export {

@@ -5,6 +5,7 @@
 import type { FetchLike } from './transport/transport.js';
 import type { IntentStore } from './intents/intent-store.js';
 import type { RetryOptions } from './retry/retry-policy.js';
+import type { ClientLogger } from './sends/client-logger.js';
 
 /** Options of a client. */
 export interface A2AClientOptions {
@@ -25,6 +26,12 @@ export interface A2AClientOptions {
   readonly keys?: 'auto' | 'off';
   /** Where keyed sends are recorded before their first attempt (durable intent, docs/semantics.md §7). */
   readonly intentStore?: IntentStore;
+  /**
+   * Where the client reports what it cannot hand back to a caller: an intent store that failed to settle an
+   * answered send (the answer still reaches the caller), an answer it could not read (ADR 0068). Never given a
+   * key in clear. Default: one line on stderr per event, through `console.warn`.
+   */
+  readonly logger?: ClientLogger;
   /** Default overall time limit of a call, retries included, in ms. Default: none. */
   readonly timeoutMs?: number;
   /**

@@ -159,7 +159,7 @@ describe.skipIf(!SERVER_BUILT)('ambiguous answers to a keyed send (a2a-once serv
       const err = await client.send(message, { key }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(IdempotencyCapacityError);
       expect((err as A2AError).retryAfterSeconds).toBe(1);
-      expect(store.outcomeOf(key)).toEqual({ status: 'not-sent' });
+      expect(store.outcomeOf({ target: cardUrlOf(proxy.url), key })).toEqual({ status: 'not-sent' });
       expect(await store.pending()).toEqual([]);
       expect(server.executionsOf(message.messageId)).toBe(0);
     });

@@ -111,6 +111,7 @@ describe('the public entry a2a-once/client', () => {
       'failureKindOf',
       'fetchAgentCard',
       'honoursKeys',
+      'intentIdentityOf',
       'isSupportedVersion',
       'mayRetry',
       'messageIdForKey',

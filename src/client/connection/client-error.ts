@@ -1,10 +1,15 @@
 /**
  * Local errors of the client that are neither wire errors nor transport failures: a card with no interface we
- * can use, or a call the client refuses before sending (CONVENTIONS: local errors carry string codes).
+ * can use, or a call the client refuses before sending, such as a keyed send its outbox could not record (CONVENTIONS: local errors carry string codes).
  */
 
 /** Why the client refused. */
-export type ClientErrorCode = 'NO_USABLE_INTERFACE' | 'NO_AGENT_CARD' | 'INVALID_ARGUMENT';
+export type ClientErrorCode =
+  | 'NO_USABLE_INTERFACE'
+  | 'NO_AGENT_CARD'
+  | 'INVALID_ARGUMENT'
+  /** The intent store failed to record a keyed send before its first attempt: nothing was sent (ADR 0068). */
+  | 'INTENT_NOT_RECORDED';
 
 const BRAND = Symbol.for('a2a-once.ClientError');
 
@@ -13,8 +18,8 @@ export class ClientError extends Error {
   /** A stable string code. */
   readonly code: ClientErrorCode;
 
-  constructor(code: ClientErrorCode, message: string) {
-    super(message);
+  constructor(code: ClientErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ClientError';
     this.code = code;
     Object.defineProperty(this, BRAND, { value: true });

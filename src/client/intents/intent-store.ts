@@ -4,9 +4,14 @@
  * arrives. A send a crash left pending is resent after restart with the same key, so the peer replays it
  * instead of running it again.
  *
+ * An intent is named by its agent, its tenant and its key (`intent-identity.ts`, ADR 0067): the same key sent
+ * to another agent or tenant is another send, recorded, settled and recovered on its own.
+ *
  * An intent store holds keys in clear, because resending needs them: protect it like a credential store.
  */
 import type { SendMessageRequest } from '../../protocol/requests.js';
+import { identityText, intentIdentityOf } from './intent-identity.js';
+import type { IntentIdentity } from './intent-identity.js';
 
 /** A recorded keyed send. */
 export interface SendIntent {
@@ -36,13 +41,16 @@ export type IntentOutcome =
   /** Every attempt certainly failed to reach the peer: nothing ran. */
   | { readonly status: 'not-sent' };
 
-/** Where intents live. Implementations must make `record` durable before it resolves. */
+/**
+ * Where intents live. Implementations must make `record` durable before it resolves. Every method names an
+ * intent by its identity (`intentIdentityOf`): target, tenant (`request.tenant`, absent and `''` alike) and key.
+ */
 export interface IntentStore {
-  /** Records an intent. Recording a key that is already recorded keeps the first record. */
+  /** Records an intent. Recording an identity already recorded (pending or settled) keeps the first record. */
   record(intent: SendIntent): Promise<void>;
-  /** Marks an intent settled; a settled or unknown key is ignored. */
-  settle(key: string, outcome: IntentOutcome): Promise<void>;
-  /** Intents not yet settled, oldest first; only those of `target` when given. */
+  /** Marks the intent of `identity` settled; a settled or unknown identity is ignored. */
+  settle(identity: IntentIdentity, outcome: IntentOutcome): Promise<void>;
+  /** Intents not yet settled, oldest first; only those of `target` (every tenant of it) when given. */
   pending(target?: string): Promise<SendIntent[]>;
 }
 
@@ -51,16 +59,17 @@ export class MemoryIntentStore implements IntentStore {
   private readonly open = new Map<string, SendIntent>();
   private readonly done = new Map<string, IntentOutcome>();
 
-  /** Records an intent (first record wins). */
+  /** Records an intent (first record per identity wins). */
   record(intent: SendIntent): Promise<void> {
-    if (!this.open.has(intent.key) && !this.done.has(intent.key))
-      this.open.set(intent.key, structuredClone(intent));
+    const id = identityText(intentIdentityOf(intent));
+    if (!this.open.has(id) && !this.done.has(id)) this.open.set(id, structuredClone(intent));
     return Promise.resolve();
   }
 
-  /** Settles an intent. */
-  settle(key: string, outcome: IntentOutcome): Promise<void> {
-    if (this.open.delete(key)) this.done.set(key, outcome);
+  /** Settles the intent of `identity`. */
+  settle(identity: IntentIdentity, outcome: IntentOutcome): Promise<void> {
+    const id = identityText(identity);
+    if (this.open.delete(id)) this.done.set(id, outcome);
     return Promise.resolve();
   }
 
@@ -70,8 +79,8 @@ export class MemoryIntentStore implements IntentStore {
     return Promise.resolve(all.sort((a, b) => a.createdAt - b.createdAt).map((i) => structuredClone(i)));
   }
 
-  /** How an intent was settled, if it was (for tests and diagnostics). */
-  outcomeOf(key: string): IntentOutcome | undefined {
-    return this.done.get(key);
+  /** How the intent of `identity` was settled, if it was (for tests and diagnostics). */
+  outcomeOf(identity: IntentIdentity): IntentOutcome | undefined {
+    return this.done.get(identityText(identity));
   }
 }

@@ -3,20 +3,18 @@
  * does not import the driver: pass `new Database(file)` yourself). better-sqlite3 runs statements synchronously,
  * so a recorded intent has committed (durable under SQLite's default `synchronous=FULL`) before `record`
  * resolves, hence before the first attempt is made.
+ *
+ * Rows are keyed by (target, tenant, key) (ADR 0067); a file written before that is migrated when opened
+ * (`sqlite-intent-schema.ts`). Do not let a client of an older version use the file after that: its statements
+ * assume the old key.
  */
 import type { IntentOutcome, IntentStore, SendIntent } from './intent-store.js';
+import { intentIdentityOf, tenantOf } from './intent-identity.js';
+import type { IntentIdentity } from './intent-identity.js';
+import { openIntentTable } from './sqlite-intent-schema.js';
+import type { SqliteDatabaseLike, SqliteStatementLike } from './sqlite-database-like.js';
 
-/** A prepared statement: the part of better-sqlite3's `Statement` used here. */
-export interface SqliteStatementLike {
-  run(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-}
-
-/** The part of better-sqlite3's `Database` used here. */
-export interface SqliteDatabaseLike {
-  exec(sql: string): unknown;
-  prepare(sql: string): SqliteStatementLike;
-}
+export type { SqliteDatabaseLike, SqliteStatementLike } from './sqlite-database-like.js';
 
 interface Row {
   key: string;
@@ -37,41 +35,33 @@ export class SqliteIntentStore implements IntentStore {
   constructor(db: SqliteDatabaseLike, options: { table?: string } = {}) {
     const table = options.table ?? 'a2a_once_client_intents';
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(table)) throw new TypeError(`not a table name: ${table}`);
-    db.exec(`CREATE TABLE IF NOT EXISTS ${table} (
-      key TEXT PRIMARY KEY,
-      message_id TEXT NOT NULL,
-      target TEXT NOT NULL,
-      request TEXT NOT NULL,
-      streaming INTEGER NOT NULL,
-      created_at INTEGER NOT NULL,
-      settled_at INTEGER,
-      outcome TEXT
-    )`);
-    db.exec(
-      `CREATE INDEX IF NOT EXISTS ${table}_pending ON ${table} (target, created_at) WHERE settled_at IS NULL`,
-    );
+    openIntentTable(db, table);
     this.insert = db.prepare(
-      `INSERT INTO ${table} (key, message_id, target, request, streaming, created_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (key) DO NOTHING`,
+      `INSERT INTO ${table} (target, tenant, key, message_id, request, streaming, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (target, tenant, key) DO NOTHING`,
     );
     this.update = db.prepare(
-      `UPDATE ${table} SET settled_at = ?, outcome = ? WHERE key = ? AND settled_at IS NULL`,
+      `UPDATE ${table} SET settled_at = ?, outcome = ?
+       WHERE target = ? AND tenant = ? AND key = ? AND settled_at IS NULL`,
     );
     const cols = 'key, message_id, target, request, streaming, created_at';
     this.selectAll = db.prepare(
-      `SELECT ${cols} FROM ${table} WHERE settled_at IS NULL ORDER BY created_at, key`,
+      `SELECT ${cols} FROM ${table} WHERE settled_at IS NULL ORDER BY created_at, target, tenant, key`,
     );
     this.selectTarget = db.prepare(
-      `SELECT ${cols} FROM ${table} WHERE settled_at IS NULL AND target = ? ORDER BY created_at, key`,
+      `SELECT ${cols} FROM ${table} WHERE settled_at IS NULL AND target = ? ORDER BY created_at, target, tenant, key`,
     );
   }
 
-  /** Records an intent (first record wins). */
+  /** Records an intent (first record per identity wins). */
   record(intent: SendIntent): Promise<void> {
+    const id = intentIdentityOf(intent);
     this.insert.run(
-      intent.key,
+      id.target,
+      id.tenant,
+      id.key,
       intent.messageId,
-      intent.target,
       JSON.stringify(intent.request),
       intent.streaming ? 1 : 0,
       intent.createdAt,
@@ -79,9 +69,9 @@ export class SqliteIntentStore implements IntentStore {
     return Promise.resolve();
   }
 
-  /** Settles an intent. */
-  settle(key: string, outcome: IntentOutcome): Promise<void> {
-    this.update.run(Date.now(), JSON.stringify(outcome), key);
+  /** Settles the intent of `identity`. */
+  settle(identity: IntentIdentity, outcome: IntentOutcome): Promise<void> {
+    this.update.run(Date.now(), JSON.stringify(outcome), identity.target, tenantOf(identity), identity.key);
     return Promise.resolve();
   }
 

@@ -15,6 +15,8 @@ export interface OutcomeUnknownOptions {
   readonly taskId?: string | undefined;
   /** Whether the peer is known to honour keys (then a later resend with `key` is safe). */
   readonly peerHonoursKeys: boolean;
+  /** The peer answered, but with something this client cannot read (ADR 0068). */
+  readonly answerUnreadable?: boolean;
   readonly cause?: unknown;
 }
 
@@ -31,6 +33,11 @@ export class OutcomeUnknownError extends Error {
   /** Whether resending with `key` is safe. */
   readonly peerHonoursKeys: boolean;
   /**
+   * Whether the peer answered with something this client cannot read (a newer task state, a field of another
+   * shape): it may have run the send, and a resend would most likely get the same answer (ADR 0068).
+   */
+  readonly answerUnreadable: boolean;
+  /**
    * The idempotency key, for recovery. Not enumerable, so `JSON.stringify` and `util.inspect` of the error leave
    * it out: a key is a handle to a task and never goes into logs in clear (docs/semantics.md §1).
    */
@@ -39,11 +46,20 @@ export class OutcomeUnknownError extends Error {
   constructor(options: OutcomeUnknownOptions) {
     const hash = options.key === undefined ? undefined : keyHash(options.key);
     const keyText = hash === undefined ? 'no idempotency key' : `key #${hash}`;
-    const how = options.peerHonoursKeys
-      ? 'retries exhausted; resending with the same key is safe'
-      : 'the peer does not honour idempotency keys, so it was not resent';
+    const resend =
+      options.peerHonoursKeys && options.key !== undefined
+        ? 'resending with the same key is safe'
+        : options.peerHonoursKeys
+          ? 'it had no key, so it was not resent'
+          : 'the peer does not honour idempotency keys, so it was not resent';
+    const why = options.answerUnreadable
+      ? 'the peer answered, but this client cannot read the answer'
+      : options.peerHonoursKeys && options.key !== undefined
+        ? 'retries exhausted'
+        : 'no definite answer';
     super(
-      `outcome unknown for message ${options.messageId} (${keyText}${options.taskId ? `, task ${options.taskId}` : ''}): ${how}`,
+      `outcome unknown for message ${options.messageId} (${keyText}${options.taskId ? `, task ${options.taskId}` : ''}): ` +
+        `${why}, so the send may have run; ${resend}`,
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     this.name = 'OutcomeUnknownError';
@@ -51,6 +67,7 @@ export class OutcomeUnknownError extends Error {
     this.taskId = options.taskId;
     this.keyHash = hash;
     this.peerHonoursKeys = options.peerHonoursKeys;
+    this.answerUnreadable = options.answerUnreadable === true;
     Object.defineProperty(this, 'key', { value: options.key, enumerable: false });
     Object.defineProperty(this, BRAND, { value: true });
   }

@@ -6,7 +6,7 @@ import type { SendMessageResponse } from '../../protocol/model.js';
 import type { MessageInput, SendOptions } from './send-options.js';
 import { readSendResponse } from '../transport/parse-results.js';
 import type { RetryState } from '../retry/retry-loop.js';
-import { concludeFailure, planSend, recordIntent, settleIntent } from './send-plan.js';
+import { concludeFailure, planSend, recordIntent, settleIntent, unreadableAnswer } from './send-plan.js';
 import type { SendPlan, SendPolicy } from './send-plan.js';
 import type { Connection } from '../connection/connection.js';
 
@@ -22,16 +22,22 @@ export async function sendPlanned(
   opts: SendOptions,
 ): Promise<SendMessageResponse> {
   const state: RetryState = { attempts: 0, mayHaveReached: false };
-  let response: SendMessageResponse;
+  let raw: unknown;
   try {
-    const raw = await ctx.conn.unary('SendMessage', { ...plan.request }, plan.safety, opts, {
+    raw = await ctx.conn.unary('SendMessage', { ...plan.request }, plan.safety, opts, {
       extensions: plan.extensions,
       state,
       pin: plan.pin,
     });
-    response = readSendResponse(raw);
   } catch (err) {
     throw await concludeFailure(ctx, plan, err, state);
+  }
+  let response: SendMessageResponse;
+  try {
+    response = readSendResponse(raw);
+  } catch (err) {
+    // The peer answered: it may have run the send, whatever this client makes of the answer (ADR 0068).
+    throw unreadableAnswer(ctx, plan, err);
   }
   await settleIntent(
     ctx,

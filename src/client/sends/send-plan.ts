@@ -3,12 +3,14 @@
  * any attempt, and every attempt resends the identical message to that tenant (ADR 0034). Also the ending of a
  * failed send: a definite answer settles the recorded intent; a failure that may have reached the peer (in this
  * run, or in the run that recorded a recovered intent) becomes `OutcomeUnknownError` and leaves the intent
- * pending for `recoverPending`.
+ * pending for `recoverPending`. The client's own bookkeeping never turns a send that ran into a failure
+ * (ADR 0068): an outbox that cannot settle an answer is logged and the answer stands; an answer the client cannot
+ * read is an outcome unknown, not a refusal.
  */
 import { A2AError } from '../../protocol/errors.js';
 import type { Message } from '../../protocol/model.js';
 import type { SendMessageRequest } from '../../protocol/requests.js';
-import { IDEMPOTENCY_EXTENSION_URI, keyOf, mintKey, setKey } from '../../idempotency/index.js';
+import { IDEMPOTENCY_EXTENSION_URI, keyHash, keyOf, mintKey, setKey } from '../../idempotency/index.js';
 import { ClientError } from '../connection/client-error.js';
 import type { TenantPin } from '../connection/interface-route.js';
 import type { IntentOutcome, IntentStore } from '../intents/intent-store.js';
@@ -19,6 +21,7 @@ import { OutcomeUnknownError } from './outcome-unknown-error.js';
 import type { RetryState } from '../retry/retry-loop.js';
 import type { CallSafety } from '../retry/retry-policy.js';
 import { failureKindOf } from '../transport/failure-kind.js';
+import type { ClientLogger, LogFields } from './client-logger.js';
 
 /** What the client knows when it decides how to send (no connection: planning does no I/O to the peer). */
 export interface SendPolicy {
@@ -27,6 +30,8 @@ export interface SendPolicy {
   readonly intents: IntentStore | undefined;
   /** Which agent, for intents. */
   readonly target: string;
+  /** Where failures the caller is not handed are reported (ADR 0068). */
+  readonly logger: ClientLogger;
 }
 
 /** A logical send, fixed before its first attempt. */
@@ -94,24 +99,82 @@ export function planSend(
   };
 }
 
-/** Records the intent of a keyed send before its first attempt, with the tenant it is bound to. */
+/** What a log line says about a send: never its key, only the key's hash (docs/semantics.md §1). */
+export function sendFields(ctx: SendPolicy, plan: SendPlan): LogFields {
+  return {
+    keyHash: plan.key === undefined ? undefined : keyHash(plan.key),
+    messageId: plan.message.messageId,
+    target: ctx.target,
+  };
+}
+
+/**
+ * Records the intent of a keyed send before its first attempt, with the tenant it is bound to.
+ *
+ * @throws {ClientError} `INTENT_NOT_RECORDED` when the store fails: nothing was sent, so the caller may send again.
+ */
 export async function recordIntent(ctx: SendPolicy, plan: SendPlan, streaming: boolean): Promise<void> {
   if (ctx.intents === undefined || plan.key === undefined) return;
   const tenant = plan.pin?.tenant;
-  await ctx.intents.record({
-    key: plan.key,
-    messageId: plan.message.messageId,
-    target: ctx.target,
-    request: tenant === undefined ? plan.request : { ...plan.request, tenant },
-    streaming,
-    createdAt: Date.now(),
-  });
+  try {
+    await ctx.intents.record({
+      key: plan.key,
+      messageId: plan.message.messageId,
+      target: ctx.target,
+      request: tenant === undefined ? plan.request : { ...plan.request, tenant },
+      streaming,
+      createdAt: Date.now(),
+    });
+  } catch (err) {
+    throw new ClientError(
+      'INTENT_NOT_RECORDED',
+      `the intent store could not record message ${plan.message.messageId}, so it was not sent`,
+      { cause: err },
+    );
+  }
 }
 
-/** Settles the intent of a keyed send. */
+/**
+ * Settles the intent of a keyed send. Never throws: the answer has arrived and is the caller's, whatever the
+ * outbox does (ADR 0068). A store that fails is logged and the intent stays pending; `recoverPending` resends it
+ * with its key, and the replay settles it.
+ */
 export async function settleIntent(ctx: SendPolicy, plan: SendPlan, outcome: IntentOutcome): Promise<void> {
   if (ctx.intents === undefined || plan.key === undefined) return;
-  await ctx.intents.settle(plan.key, outcome);
+  try {
+    await ctx.intents.settle({ target: ctx.target, tenant: plan.pin?.tenant, key: plan.key }, outcome);
+  } catch (err) {
+    ctx.logger.error(
+      'the intent store could not settle a keyed send; its answer stands, the intent stays pending, and ' +
+        'recoverPending() will resend it with its key (a replay) to settle it',
+      { ...sendFields(ctx, plan), outcome: outcome.status, error: err },
+    );
+  }
+}
+
+/**
+ * The error a send ends with when the peer answered but the client cannot read the answer (a task state it does
+ * not know, a field of another shape): the peer may have run it, so the outcome is unknown, never a refusal, and
+ * the intent stays pending (ADR 0068). Not resent: the same answer would most likely come back.
+ */
+export function unreadableAnswer(
+  ctx: SendPolicy,
+  plan: SendPlan,
+  cause: unknown,
+  taskId?: string,
+): OutcomeUnknownError {
+  ctx.logger.warn('the peer answered a send with something this client cannot read; the send may have run', {
+    ...sendFields(ctx, plan),
+    error: cause,
+  });
+  return new OutcomeUnknownError({
+    messageId: plan.message.messageId,
+    key: plan.key,
+    taskId,
+    peerHonoursKeys: ctx.peerHonoursKeys,
+    answerUnreadable: true,
+    cause,
+  });
 }
 
 /**
@@ -128,6 +191,8 @@ export async function concludeFailure(
   state: RetryState,
   taskId?: string,
 ): Promise<unknown> {
+  // Already concluded (an unreadable answer mid-stream): the intent stays pending.
+  if (err instanceof OutcomeUnknownError) return err;
   const kind = failureKindOf(err);
   if (kind === 'definite' && err instanceof A2AError) {
     await settleIntent(ctx, plan, { status: 'rejected', reason: err.reason });

@@ -20,7 +20,7 @@ import type { RetryState } from '../retry/retry-loop.js';
 import { failureKindOf } from '../transport/failure-kind.js';
 import type { CallSafety } from '../retry/retry-policy.js';
 import { OutcomeUnknownError } from '../sends/outcome-unknown-error.js';
-import { concludeFailure, settleIntent } from '../sends/send-plan.js';
+import { concludeFailure, settleIntent, unreadableAnswer } from '../sends/send-plan.js';
 import type { SendContext } from '../sends/send-flow.js';
 import type { SendPlan } from '../sends/send-plan.js';
 import { StreamView } from './stream-view.js';
@@ -109,7 +109,13 @@ export async function* runStream(
     try {
       let first = true;
       for await (const raw of opened.stream) {
-        const ev = readStreamResponse(raw);
+        let ev: StreamResponse;
+        try {
+          ev = readStreamResponse(raw);
+        } catch (err) {
+          // A send's stream answered with what this client cannot read: it may have run (ADR 0068).
+          throw plan === undefined ? err : unreadableAnswer(ctx, plan, err, view.taskId);
+        }
         const out = first && reattachments > 0 ? view.resync(ev) : view.accept(ev);
         first = false;
         await settleOnce();

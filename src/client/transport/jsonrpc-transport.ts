@@ -83,8 +83,9 @@ export class JsonRpcTransport implements Transport {
     if (a2aError !== undefined) throw a2aError;
     if (isPlainRecord(json) && 'result' in json) return json.result;
     if (res.status === 401) throw new UnauthenticatedError();
-    if (res.status >= 500 || (res.ok && json === undefined)) {
-      // The peer (or something in front of it) failed without a JSON-RPC answer: it may have run the call.
+    if (res.status >= 500 || res.ok) {
+      // The peer (or something in front of it) failed without a JSON-RPC answer, or answered 2xx with a body that
+      // is not one: it may have run the call (ADR 0068).
       throw new TransportError(
         'ambiguous',
         res.ok ? 'BAD_BODY' : 'HTTP_ERROR',
@@ -107,8 +108,12 @@ export class JsonRpcTransport implements Transport {
       }
       const rpcError = asRpcError(json);
       if (rpcError !== undefined) throw fromJsonRpcError(rpcError);
-      if (!isPlainRecord(json) || !('result' in json))
-        throw new InvalidAgentResponseError('a stream event without result');
+      if (!isPlainRecord(json) || !('result' in json)) {
+        // Not a JSON-RPC response: unreadable like a broken event, not a refusal (ADR 0068).
+        throw new TransportError('ambiguous', 'STREAM_CUT', 'a stream event without result', {
+          httpStatus: res.status,
+        });
+      }
       yield json.result;
     }
   }

@@ -11,6 +11,7 @@ import {
   MemoryIntentStore,
   OutcomeUnknownError,
   SqliteIntentStore,
+  intentIdentityOf,
 } from '../../../src/client/index.js';
 import type { IntentStore, SendIntent } from '../../../src/client/index.js';
 import { mintKey } from '../../../src/idempotency/index.js';
@@ -48,15 +49,59 @@ describe.each(stores)('IntentStore contract (%s)', (_name, make) => {
     expect((await s.pending('http://agent/a'))[0]).toEqual(intent(1));
   });
 
-  it('keeps the first record of a key, and forgets settled intents', async () => {
+  it('keeps the first record of an intent, and forgets settled intents', async () => {
     const s = make();
     const a = intent(1);
     await s.record(a);
     await s.record({ ...a, messageId: 'other' });
     expect((await s.pending()).map((i) => i.messageId)).toEqual(['m-1']);
-    await s.settle(a.key, { status: 'answered', taskId: 't' });
-    await s.settle('unknown-key-0000000', { status: 'not-sent' });
+    await s.settle(intentIdentityOf(a), { status: 'answered', taskId: 't' });
+    await s.settle({ target: a.target, key: 'unknown-key-0000000' }, { status: 'not-sent' });
     expect(await s.pending()).toEqual([]);
+  });
+
+  it('holds the same key for two agents as two intents, each settled only by its own identity', async () => {
+    const s = make();
+    const toA = intent(1, 'http://agent/a');
+    const toB = { ...intent(1, 'http://agent/b'), messageId: 'm-b', createdAt: 2_000 };
+    await s.record(toA);
+    await s.record(toB);
+    expect((await s.pending()).map((i) => [i.target, i.messageId])).toEqual([
+      ['http://agent/a', 'm-1'],
+      ['http://agent/b', 'm-b'],
+    ]);
+    await s.settle(intentIdentityOf(toB), { status: 'answered', taskId: 'task-of-b' });
+    expect(await s.pending('http://agent/a')).toEqual([toA]);
+    expect(await s.pending('http://agent/b')).toEqual([]);
+  });
+
+  it('holds the same key for two tenants of one agent as two intents; no tenant and "" are the same', async () => {
+    const s = make();
+    const base = intent(3);
+    const inT1 = { ...base, request: { ...base.request, tenant: 't1' } };
+    const inT2 = { ...base, messageId: 'm-t2', request: { ...base.request, tenant: 't2' }, createdAt: 2_000 };
+    const untenanted = { ...base, messageId: 'm-none', createdAt: 3_000 };
+    const emptyTenant = { ...base, messageId: 'm-empty', request: { ...base.request, tenant: '' } };
+    for (const i of [inT1, inT2, untenanted, emptyTenant]) await s.record(i);
+    // '' is no tenant: the untenanted record came first and keeps its place.
+    expect((await s.pending()).map((i) => i.messageId)).toEqual(['m-3', 'm-t2', 'm-none']);
+    await s.settle({ target: base.target, tenant: 't1', key: base.key }, { status: 'not-sent' });
+    await s.settle({ target: base.target, tenant: '', key: base.key }, { status: 'rejected', reason: 'X' });
+    expect((await s.pending()).map((i) => i.messageId)).toEqual(['m-t2']);
+    expect(intentIdentityOf(emptyTenant)).toEqual(intentIdentityOf(untenanted));
+  });
+});
+
+describe('MemoryIntentStore', () => {
+  it('tells how an intent was settled, by its identity', async () => {
+    const s = new MemoryIntentStore();
+    const a = intent(1, 'http://agent/a');
+    const b = intent(1, 'http://agent/b');
+    await s.record(a);
+    await s.record(b);
+    await s.settle(intentIdentityOf(a), { status: 'answered', taskId: 't-a' });
+    expect(s.outcomeOf(intentIdentityOf(a))).toEqual({ status: 'answered', taskId: 't-a' });
+    expect(s.outcomeOf(intentIdentityOf(b))).toBeUndefined();
   });
 });
 
@@ -95,7 +140,7 @@ describe('the client and its intents (peer ignores keys)', () => {
     const client = A2AClient.fromEndpoint(agent.jsonRpcUrl, { intentStore: store });
     const key = mintKey();
     await client.send('keyed', { key });
-    expect(store.outcomeOf(key)?.status).toBe('answered');
+    expect(store.outcomeOf({ target: agent.jsonRpcUrl, key })?.status).toBe('answered');
     await client.send('unkeyed');
     expect(await store.pending()).toEqual([]);
   });

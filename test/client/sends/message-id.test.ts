@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2AClient, messageIdForKey } from '../../../src/client/index.js';
 import { planSend } from '../../../src/client/sends/send-plan.js';
 import type { SendPolicy } from '../../../src/client/sends/send-plan.js';
+import { CONSOLE_LOGGER } from '../../../src/client/sends/client-logger.js';
 import { A2AError } from '../../../src/protocol/errors.js';
 import { keyHash, keyOf, mintKey } from '../../../src/idempotency/index.js';
 import { startOnceAgent } from '../../helpers/once-agent.js';
@@ -49,7 +50,13 @@ describe('messageIdForKey', () => {
 });
 
 describe('planSend: the messageId of a keyed send', () => {
-  const policy: SendPolicy = { peerHonoursKeys: true, keys: 'auto', intents: undefined, target: 'agent' };
+  const policy: SendPolicy = {
+    peerHonoursKeys: true,
+    keys: 'auto',
+    intents: undefined,
+    target: 'agent',
+    logger: CONSOLE_LOGGER,
+  };
 
   it("derives it from the caller's key", () => {
     const key = 'caller-key-000000001';
