@@ -31,19 +31,24 @@ export const WRITE_METHODS = new Set([
 ]);
 
 /** A store that counts calls per method, every call passed to the real store underneath. */
-export function countingStore<S extends TaskStore>(inner: S): { store: S; calls: Map<string, number> } {
+export function countingStore<S extends TaskStore>(
+  inner: S,
+): { store: S; calls: Map<string, number>; log: { method: string; owner: string | undefined }[] } {
   const calls = new Map<string, number>();
+  const log: { method: string; owner: string | undefined }[] = [];
   const store = new Proxy(inner, {
     get(target, prop, receiver) {
       const v: unknown = Reflect.get(target, prop, receiver);
       if (typeof v !== 'function' || typeof prop !== 'string') return v;
       return (...args: unknown[]) => {
         calls.set(prop, (calls.get(prop) ?? 0) + 1);
+        const scope = args[0] as { owner?: unknown } | undefined;
+        log.push({ method: prop, owner: typeof scope?.owner === 'string' ? scope.owner : undefined });
         return (v as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
   });
-  return { store, calls };
+  return { store, calls, log };
 }
 
 /** How many writes a call map holds. */
