@@ -110,6 +110,7 @@ export function fromJsonRpcError(error: JsonRpcErrorObject, retryAfterSeconds?: 
 const HTTP_FALLBACK: Record<number, A2AErrorName> = {
   400: 'InvalidParamsError',
   401: 'UnauthenticatedError',
+  403: 'PermissionDeniedError',
   404: 'TaskNotFoundError',
   413: 'PayloadTooLargeError',
   500: 'InternalError',

@@ -241,6 +241,15 @@ export const ERROR_SPECS = {
     'Authentication required',
     A2A_ONCE_ERROR_DOMAIN,
   ),
+  PermissionDeniedError: spec(
+    'PermissionDeniedError',
+    -32600,
+    403,
+    'PERMISSION_DENIED',
+    'PERMISSION_DENIED',
+    'Permission denied',
+    A2A_ONCE_ERROR_DOMAIN,
+  ),
   IdempotencyKeyInvalidError: spec(
     'IdempotencyKeyInvalidError',
     -32602,
@@ -362,6 +371,9 @@ export type PayloadTooLargeError = A2AError;
 /** Missing or bad credentials (HTTP 401). */
 export const UnauthenticatedError = errorClass('UnauthenticatedError');
 export type UnauthenticatedError = A2AError;
+/** An authenticated caller acting where it has no grant, e.g. a tenant it was not given (HTTP 403). */
+export const PermissionDeniedError = errorClass('PermissionDeniedError');
+export type PermissionDeniedError = A2AError;
 /** A malformed idempotency key (docs/semantics.md §1). */
 export const IdempotencyKeyInvalidError = errorClass('IdempotencyKeyInvalidError');
 export type IdempotencyKeyInvalidError = A2AError;
@@ -399,6 +411,7 @@ const CLASSES: Record<A2AErrorName, ErrorClass> = {
   InternalError,
   PayloadTooLargeError,
   UnauthenticatedError,
+  PermissionDeniedError,
   IdempotencyKeyInvalidError,
   IdempotencyKeyReusedError,
   IdempotencyKeyExpiredError,

@@ -2,6 +2,7 @@
  * One call to get a working server: the request handler plus its HTTP surface.
  */
 import { A2ARequestHandler } from './a2a-request-handler.js';
+import { secureServerCards } from './auth/server-cards.js';
 import { createFetchHandler, type FetchHandler } from './http/fetch-handler.js';
 import type { HttpOptions } from './http/http-options.js';
 import type { A2AServerOptions } from './options.js';
@@ -39,7 +40,8 @@ export interface A2AServer {
  * const res = await server.fetch(new Request('http://localhost/.well-known/agent-card.json'));
  */
 export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions }): A2AServer {
-  const handler = new A2ARequestHandler(options);
+  // The cards declare the authenticator's schemes before anything else reads them (ADR 0076).
+  const handler = new A2ARequestHandler(secureServerCards(options, options.http?.authenticate));
   const fetch = createFetchHandler(handler, options.http);
   const o = handler.options;
   const retention = o.retention === false ? undefined : new RetentionSchedule(o.store, o.logger, o.retention);

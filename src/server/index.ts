@@ -42,6 +42,25 @@ export { advertiseIdempotency, buildAgentCard, defaultInterfaces, type AgentCard
 export { createFetchHandler, type FetchHandler } from './http/fetch-handler.js';
 export type { HttpOptions } from './http/http-options.js';
 export {
+  anyOf,
+  apiKeys,
+  bearerTokens,
+  DEFAULT_JWT_ALGORITHMS,
+  isAuthenticator,
+  jwtBearer,
+  secureCard,
+  tokenPrincipalName,
+  type ApiKeysOptions,
+  type AuthenticateHook,
+  type Authenticator,
+  type BearerTokensOptions,
+  type Identity,
+  type JwtBearerOptions,
+  type Recognition,
+  type TenantGrant,
+  type TokenGrant,
+} from './auth/index.js';
+export {
   RETENTION_ROLE,
   RetentionSchedule,
   type ResolvedRetentionSchedule,

@@ -6,7 +6,11 @@
  *                  [--expired-keys refuse|treat-as-new] [--retention-interval 60s|off] [--retain-finished 7d]
  *                  [--abandon-after 30d] [--lease 30s] [--webhook-secret whsec_...] [--allow-private-webhooks]
  *                  [--max-delegation-depth 8] [--delegation-budget 1h|off] [--effects-log FILE] [--delay-ms N]
- *                  [--verbose]
+ *                  [--auth-token TOKEN]... [--auth-tokens-file FILE] [--jwks URL --issuer I --audience A]
+ *                  [--principal-claim sub] [--tenants-claim tenants] [--no-auth] [--verbose]
+ *
+ * Who may call (ADR 0078): bearer tokens (`--auth-token`, `--auth-tokens-file`) and JWTs (`--jwks`). Without any,
+ * it listens only on a loopback host, unless `--no-auth` says to serve anyone, which it then repeats on stderr.
  *
  * Push notifications are delivered (ADR 0045) for agents whose card declares them (`tck`): signed when a
  * Standard Webhooks secret is given, by `--webhook-secret` or, better (a flag shows in `ps`), the environment
@@ -60,6 +64,7 @@ import {
 import type { CliIO } from '../io.js';
 import { runCommand, subcommand, textOption } from '../program.js';
 import { badStoreUrl, sqliteFileOf } from '../store-file.js';
+import { collect, serveAuth, type ServeAuthFlags } from '../serve-auth.js';
 
 /** Default embedded store of `serve`. */
 export const DEFAULT_STORE_URL = 'sqlite:./a2a-once.db';
@@ -67,7 +72,7 @@ export const DEFAULT_STORE_URL = 'sqlite:./a2a-once.db';
 /** Default port of `serve`: fixed, so the agent's URL survives a restart (ADR 0043). */
 export const DEFAULT_PORT = 8420;
 
-interface ServeFlags {
+interface ServeFlags extends ServeAuthFlags {
   host: string;
   port: string;
   agent: string;
@@ -189,6 +194,24 @@ export function run(args: string[], io: CliIO): Promise<number> {
       '--allow-private-webhooks',
       'let webhooks point at loopback and private addresses (default: refused)',
     )
+    .option(
+      '--auth-token <token>',
+      'accept this bearer token, principal token:<8 hex of its SHA-256>; repeatable (default: none)',
+      collect,
+    )
+    .option(
+      '--auth-tokens-file <file>',
+      'accept the bearer tokens listed: TOKEN PRINCIPAL [TENANT,...] per line (default: none)',
+    )
+    .option(
+      '--jwks <url>',
+      'accept JWT bearer tokens signed by a key of this JWKS (with --issuer, --audience) (default: none)',
+    )
+    .option('--issuer <iss>', 'the iss a JWT must carry (default: none)')
+    .option('--audience <aud>', 'the aud a JWT must carry (default: none)')
+    .option('--principal-claim <claim>', 'the JWT claim naming the principal (default: sub)')
+    .option('--tenants-claim <claim>', 'the JWT claim listing the tenants (default: tenants)')
+    .option('--no-auth', 'serve without authentication on a host other than loopback')
     .option('--verbose', 'log every request as a JSON line on stderr')
     .addHelpText(
       'after',
@@ -230,6 +253,8 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
           interruptedMaxAgeMs: durationOption('abandon-after', o.abandonAfter, 1),
         };
 
+  const auth = serveAuth(o, o.host);
+
   const signingSecret = o.webhookSecret ?? process.env[WEBHOOK_SECRET_ENV];
   if (signingSecret !== undefined) checkWebhookSecret(signingSecret);
   const push = {
@@ -261,6 +286,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       push,
       delegation,
       logger: jsonLineLogger(o.verbose === true),
+      ...(auth.authenticator ? { http: { authenticate: auth.authenticator } } : {}),
     });
   } catch (err) {
     await store.close();
@@ -280,6 +306,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     throw err;
   }
   io.err(`a2a-once serve: agent ${agentName}, store ${storeText(o.store)}`);
+  io.err(`a2a-once serve: authentication: ${auth.summary}`);
   io.out(`a2a-once listening on ${handle.url}`);
   io.err(`a2a-once serve: card at ${handle.url}/.well-known/agent-card.json; Ctrl+C (or SIGTERM) stops it`);
   if (o.verbose === true) {

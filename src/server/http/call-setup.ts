@@ -1,42 +1,48 @@
 /**
- * What both bindings do before dispatch: authenticate, check the version, read the requested extensions, and
- * build the CallContext.
+ * What both bindings do before dispatch: authenticate the caller (before the body is read, ADR 0075), check the
+ * version, check the tenant against the caller's grant, read the requested extensions, and build the CallContext.
  */
 import { LEASE_RENEWAL_HEADER } from '../../delegation/delegation-wire.js';
+import type { A2AMethod } from '../../protocol/constants.js';
+import { UnauthenticatedError } from '../../protocol/errors.js';
+import { authenticateRequest, checkTenant, type Caller } from '../auth/request-auth.js';
 import type { CallContext } from '../call-context.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { checkVersion, requestedExtensions } from './service-params.js';
 
 /**
- * The CallContext of an HTTP request (throws the A2AError that refuses it). A promise only when an
- * `authenticate` hook has to run: without one, nothing here waits, and a send's path has one promise less.
+ * The caller of a request, or the A2AError that refuses it (401, or 503 when a key set cannot be fetched). A
+ * promise only when a check has to wait: without authentication, or with a token list, a send's path has no
+ * promise more.
+ */
+export function callerOf(req: Request, options: ResolvedHttpOptions): Caller | Promise<Caller> {
+  return options.auth ? authenticateRequest(req, options.auth) : undefined;
+}
+
+/**
+ * The CallContext of an HTTP request from an authenticated `caller` (throws the A2AError that refuses it). The
+ * extended card goes only to an authenticated caller when the host authenticates at all (A2A §8, ADR 0076).
  */
 export function setupCall(
   req: Request,
   url: URL,
+  method: A2AMethod,
   tenant: string,
+  caller: Caller,
   options: ResolvedHttpOptions,
   signal: AbortSignal | undefined,
-): CallContext | Promise<CallContext> {
-  checkVersion(req.headers, url);
-  const authenticate = options.authenticate;
-  if (!authenticate) return contextOf(req, tenant, undefined, signal);
-  return Promise.resolve(authenticate(req)).then((principal) => contextOf(req, tenant, principal, signal));
-}
-
-function contextOf(
-  req: Request,
-  tenant: string,
-  principal: string | undefined,
-  signal: AbortSignal | undefined,
 ): CallContext {
+  checkVersion(req.headers, url);
+  checkTenant(caller, tenant);
+  if (caller === undefined && options.auth && method === 'GetExtendedAgentCard')
+    throw new UnauthenticatedError('Authentication required: the extended card is for authenticated callers');
   const ctx: { -readonly [K in keyof CallContext]: CallContext[K] } = {
     tenant,
     requestedExtensions: requestedExtensions(req.headers),
     activatedExtensions: new Set(),
   };
   // Assigned rather than spread from `cond ? {…} : {}`: that allocates an object per request even when empty.
-  if (principal !== undefined) ctx.principal = principal;
+  if (caller !== undefined) ctx.principal = caller.principal;
   if (signal) ctx.signal = signal;
   if (req.headers.has(LEASE_RENEWAL_HEADER)) ctx.renewsDelegationLease = true;
   return ctx;

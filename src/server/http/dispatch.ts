@@ -8,6 +8,8 @@ import type { A2AMethod } from '../../protocol/constants.js';
 import type { StreamResponse } from '../../protocol/model.js';
 import type { ParamsOf } from '../../protocol/parse.js';
 import type { CallContext } from '../call-context.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { secureCard } from '../auth/card-security.js';
 import { withInterfaces } from '../card.js';
 import type { RequestHandler } from '../request-handler.js';
 import { CRASH_ARMED, reachCrashPoint } from '../testing/crash-points.js';
@@ -51,7 +53,8 @@ const OPERATIONS: { [M in A2AMethod]: Op<M> } = {
 /**
  * Calls the operation for `method`. `baseUrl` gives where the request arrived (or the configured public URL),
  * asked only by the one operation that needs it (an origin string per request is not free): an
- * extended card without interfaces gets the same per-origin interfaces as the public card.
+ * extended card without interfaces gets the same per-origin interfaces as the public card, and states the
+ * schemes of `auth` like the public card does (ADR 0076).
  */
 export function dispatch<M extends A2AMethod>(
   handler: RequestHandler,
@@ -59,13 +62,16 @@ export function dispatch<M extends A2AMethod>(
   params: ParamsOf<M>,
   ctx: CallContext,
   baseUrl: () => string,
+  auth?: Authenticator,
 ): Promise<DispatchResult> {
   const result = (OPERATIONS[method] as Op<M>)(handler, params, ctx);
   if (CRASH_ARMED && method === 'SendMessage') return result.then(crashBeforeAnswer); // test-only (ADR 0041)
   // Not `async`: every operation but one passes its promise straight through (one promise less per call).
   if (method !== 'GetExtendedAgentCard') return result;
   return result.then((r) =>
-    r.stream ? r : { stream: false, value: withInterfaces(r.value as AgentCard, baseUrl()) },
+    r.stream
+      ? r
+      : { stream: false, value: secureCard(withInterfaces(r.value as AgentCard, baseUrl()), auth) },
   );
 }
 

@@ -5,6 +5,7 @@
 import { AGENT_CARD_PATH } from '../../protocol/constants.js';
 import { A2AError, InternalError, MethodNotFoundError, toA2AError } from '../../protocol/errors.js';
 import type { RequestHandler } from '../request-handler.js';
+import { secureCard } from '../auth/card-security.js';
 import { CardRoute } from './card-route.js';
 import { resolveHttpOptions, type HttpOptions } from './http-options.js';
 import { handleJsonRpc } from './jsonrpc-binding.js';
@@ -23,7 +24,9 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  */
 export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOptions = {}): FetchHandler {
   const options = resolveHttpOptions(httpOptions);
-  const card = new CardRoute(handler.agentCard, options);
+  // The card states the schemes of the authenticator that runs (ADR 0076); `createA2AServer` already built the
+  // handler's card that way, and then this is the same object.
+  const card = new CardRoute(secureCard(handler.agentCard, options.cardAuthenticator), options);
   const logger = handler.logger ?? jsonLineLogger();
   return async (req) => {
     let url: URL;

@@ -1,6 +1,8 @@
 /**
- * Options of the HTTP layer (both bindings, the card route, limits).
+ * Options of the HTTP layer (both bindings, the card route, limits, who may call).
  */
+import type { Authenticator } from '../auth/authenticator.js';
+import { resolveRequestAuth, type AuthenticateHook, type RequestAuth } from '../auth/request-auth.js';
 
 /** What the HTTP layer can be told. */
 export interface HttpOptions {
@@ -9,10 +11,13 @@ export interface HttpOptions {
   /** Largest request body accepted; larger gets 413 (default 4 MiB). */
   maxBodyBytes?: number;
   /**
-   * Authenticates a request: return the principal (tasks and keys are scoped to it), `undefined` for an anonymous
-   * caller, or throw an `UnauthenticatedError` to refuse it (401).
+   * Who may call (docs/guides/security.md, ADR 0075). A ready authenticator (`bearerTokens`, `apiKeys`,
+   * `jwtBearer`, `anyOf`): every request must carry a credential it accepts (else 401 with a challenge), gets
+   * the principal it names (tasks and keys are scoped to it) and may use only the tenants it grants (else 403);
+   * the card declares its schemes (ADR 0076). Or the bare hook: return the principal (no tenant restriction),
+   * `undefined` for an anonymous caller, or throw an `UnauthenticatedError` to refuse it (401).
    */
-  authenticate?: (request: Request) => string | undefined | Promise<string | undefined>;
+  authenticate?: Authenticator | AuthenticateHook;
   /** Base URL the card advertises; default: the origin the card was requested on. */
   publicBaseUrl?: string;
   /** `Cache-Control: max-age` of the agent card, in seconds (default 300). */
@@ -32,6 +37,10 @@ export interface ResolvedHttpOptions {
   readonly jsonRpcPath: string;
   readonly maxBodyBytes: number;
   readonly authenticate: HttpOptions['authenticate'];
+  /** `authenticate`, resolved. */
+  readonly auth: RequestAuth | undefined;
+  /** The ready authenticator the cards declare (ADR 0076); undefined with the bare hook or none. */
+  readonly cardAuthenticator: Authenticator | undefined;
   readonly publicBaseUrl: string | undefined;
   readonly cardMaxAgeSeconds: number;
   readonly sseKeepAliveMs: number;
@@ -45,10 +54,13 @@ function refusedStatus(s: HttpOptions['refusedContentTypeStatus']): 400 | 415 {
 
 /** Applies defaults. */
 export function resolveHttpOptions(o: HttpOptions = {}): ResolvedHttpOptions {
+  const auth = resolveRequestAuth(o.authenticate);
   return {
     jsonRpcPath: o.jsonRpcPath ?? '/',
     maxBodyBytes: o.maxBodyBytes ?? 4 * 1024 * 1024,
     authenticate: o.authenticate,
+    auth,
+    cardAuthenticator: auth?.kind === 'authenticator' ? auth.authenticator : undefined,
     publicBaseUrl: o.publicBaseUrl,
     cardMaxAgeSeconds: o.cardMaxAgeSeconds ?? 300,
     sseKeepAliveMs: o.sseKeepAliveMs ?? 15_000,

@@ -15,7 +15,8 @@ import { parseParams } from '../../protocol/parse.js';
 import { respond } from './light-response.js';
 import type { RequestHandler } from '../request-handler.js';
 import { parseJsonText, readBodyText } from './body.js';
-import { setupCall } from './call-setup.js';
+import { callerOf, setupCall } from './call-setup.js';
+import { authChallengeHeaders } from './auth-challenge.js';
 import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { errorAnswer } from './error-answer.js';
@@ -29,7 +30,13 @@ type JsonRpcId = string | number | null;
 
 function errorResponse(id: JsonRpcId, err: A2AError, extraHeaders: Record<string, string> = {}): Response {
   const http = err.httpStatus;
-  const status = http === 503 || http === 413 || http === 415 ? http : err.code === -32603 ? 500 : 200;
+  // 401 and 403 keep their status, so a client and any proxy in between see a credential refused (ADR 0075).
+  const status =
+    http === 503 || http === 413 || http === 415 || http === 401 || http === 403
+      ? http
+      : err.code === -32603
+        ? 500
+        : 200;
   const headers: Record<string, string> = { 'Content-Type': MEDIA_JSON, ...extraHeaders };
   if (err.retryAfterSeconds !== undefined) headers['Retry-After'] = String(err.retryAfterSeconds);
   // An oversized body may still be arriving: close the connection so the client reads the 413 cleanly.
@@ -56,6 +63,9 @@ export async function handleJsonRpc(
   // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
   let ctl: AbortController | undefined;
   try {
+    // Who calls is settled before the body is read: an unauthenticated request gets nothing parsed (ADR 0075).
+    const pending = callerOf(req, options);
+    const caller = pending instanceof Promise ? await pending : pending;
     assertJsonContentType(req, options.refusedContentTypeStatus);
     const body = parseJsonText(await readBodyText(req, options.maxBodyBytes));
     if (Array.isArray(body)) throw new InvalidRequestError('Batch requests are not supported');
@@ -76,8 +86,15 @@ export async function handleJsonRpc(
     params = parsed;
     const streaming = STREAMING_METHODS.has(name);
     if (streaming) ctl = new AbortController();
-    const ctx = await setupCall(req, url, parsed.tenant ?? '', options, ctl?.signal);
-    const result = await dispatch(handler, name, parsed, ctx, () => options.publicBaseUrl ?? url.origin);
+    const ctx = setupCall(req, url, name, parsed.tenant ?? '', caller, options, ctl?.signal);
+    const result = await dispatch(
+      handler,
+      name,
+      parsed,
+      ctx,
+      () => options.publicBaseUrl ?? url.origin,
+      options.cardAuthenticator,
+    );
     const headers = echoExtensions({}, ctx.activatedExtensions);
     if (!result.stream) {
       headers['Content-Type'] = MEDIA_JSON;
@@ -106,6 +123,6 @@ export async function handleJsonRpc(
       const call = method === undefined ? {} : callLogContext(method, params);
       logInternalAnswer(logger, answer, { ...call, as: 'answer' });
     }
-    return errorResponse(id, answer);
+    return errorResponse(id, answer, authChallengeHeaders(answer, options));
   }
 }

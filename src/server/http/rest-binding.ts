@@ -14,7 +14,8 @@ import { parseParams } from '../../protocol/parse.js';
 import { respond } from './light-response.js';
 import type { RequestHandler } from '../request-handler.js';
 import { parseJsonText, readBodyText } from './body.js';
-import { setupCall } from './call-setup.js';
+import { callerOf, setupCall } from './call-setup.js';
+import { authChallengeHeaders } from './auth-challenge.js';
 import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { errorAnswer } from './error-answer.js';
@@ -94,6 +95,9 @@ export async function handleRest(
   // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
   let ctl: AbortController | undefined;
   try {
+    // Who calls is settled before the body is read: an unauthenticated request gets nothing parsed (ADR 0075).
+    const pending = callerOf(req, options);
+    const caller = pending instanceof Promise ? await pending : pending;
     const raw = await requestObject(req, url, options);
     // Path variables and the path tenant are canonical (A2A v1.0: the path tenant wins over the body's).
     if (route.vars.id !== undefined) raw.id = route.vars.id;
@@ -103,13 +107,14 @@ export async function handleRest(
     params = parsed;
     const streaming = STREAMING_METHODS.has(route.method);
     if (streaming) ctl = new AbortController();
-    const ctx = await setupCall(req, url, parsed.tenant ?? '', options, ctl?.signal);
+    const ctx = setupCall(req, url, route.method, parsed.tenant ?? '', caller, options, ctl?.signal);
     const result = await dispatch(
       handler,
       route.method,
       parsed,
       ctx,
       () => options.publicBaseUrl ?? url.origin,
+      options.cardAuthenticator,
     );
     const headers = echoExtensions({}, ctx.activatedExtensions);
     if (result.stream) {
@@ -139,6 +144,10 @@ export async function handleRest(
       const call = callLogContext(route.method, params ?? { ...route.vars });
       logInternalAnswer(logger, answer, { ...call, as: 'answer' });
     }
-    return restErrorResponse(answer, responseMediaType(req.headers.get('accept')));
+    return restErrorResponse(
+      answer,
+      responseMediaType(req.headers.get('accept')),
+      authChallengeHeaders(answer, options),
+    );
   }
 }
