@@ -16,6 +16,8 @@ import type {
   TaskPushNotificationConfig,
 } from '../protocol/requests.js';
 import { cardUrlOf, fetchAgentCard, honoursKeys } from './connection/card-resolver.js';
+import { countOption } from './connection/call-options.js';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './transport/bounded-body.js';
 import { ClientError } from './connection/client-error.js';
 import { Connection } from './connection/connection.js';
 import { selectInterfaces } from './connection/interface-selection.js';
@@ -46,11 +48,16 @@ export interface EndpointOptions extends A2AClientOptions {
 }
 
 /**
- * What `fromCardUrl` and `connect` take besides the client's options: the card fetch's signal and limits. Its
- * retries are the client's `retry` (settings or `false`), so the per-call `retry: false` is left out: intersected
- * with the client's, it would forbid retry settings altogether.
+ * What `fromCardUrl` and `connect` take besides the client's options: the card fetch's signal and limits
+ * (`attemptTimeoutMs` bounds each attempt of the card fetch too, default 10,000 there), and how many same-origin
+ * redirects the card fetch follows (`cardRedirects`, default 3, 0 for none; ADR 0070). Its retries are the
+ * client's `retry` (settings or `false`), so the per-call `retry: false` is left out: intersected with the
+ * client's, it would forbid retry settings altogether.
  */
-export type CardCallOptions = Omit<CallOptions, 'retry'>;
+export type CardCallOptions = Omit<CallOptions, 'retry'> & {
+  /** Same-origin redirects the card fetch follows, at most. Default 3; 0 follows none. */
+  readonly cardRedirects?: number;
+};
 
 /** A client of one agent. */
 export class A2AClient {
@@ -77,6 +84,12 @@ export class A2AClient {
       retry: resolveRetry(options.retry),
       timeoutMs: options.timeoutMs,
       attemptTimeoutMs: options.attemptTimeoutMs ?? 30_000,
+      maxResponseBytes: countOption(
+        'maxResponseBytes',
+        options.maxResponseBytes,
+        DEFAULT_MAX_RESPONSE_BYTES,
+        1,
+      ),
     });
     this.ctx = {
       conn: this.conn,
@@ -101,7 +114,10 @@ export class A2AClient {
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
       ...(options.retry !== undefined ? { retry: options.retry } : {}),
+      ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
+      ...(options.cardRedirects !== undefined ? { cardRedirects: options.cardRedirects } : {}),
     });
     return A2AClient.fromCard(card, { ...options, cardUrl });
   }

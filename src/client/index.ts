@@ -16,7 +16,8 @@ export type { OutcomeUnknownOptions } from './sends/outcome-unknown-error.js';
 export { TransportError, classifyFetchError } from './transport/transport-error.js';
 export type { FailureKind, TransportErrorCode, TransportErrorOptions } from './transport/transport-error.js';
 export { ClientError } from './connection/client-error.js';
-export type { ClientErrorCode } from './connection/client-error.js';
+export type { ClientErrorCode, ClientErrorDetails } from './connection/client-error.js';
+export { DEFAULT_MAX_RESPONSE_BYTES } from './transport/bounded-body.js';
 export { failureKindOf } from './transport/failure-kind.js';
 export { mayRetry } from './retry/retry-policy.js';
 export type { CallSafety, RetryOptions } from './retry/retry-policy.js';
@@ -28,7 +29,12 @@ export type { BackoffOptions } from './retry/backoff.js';
 export { parseRetryAfter } from './transport/retry-after.js';
 export { SseParser, SseEventTooLargeError, DEFAULT_MAX_EVENT_SIZE } from './transport/sse-parser.js';
 export type { SseEvent } from './transport/sse-parser.js';
-export { cardUrlOf, fetchAgentCard, honoursKeys } from './connection/card-resolver.js';
+export {
+  DEFAULT_CARD_REDIRECTS,
+  cardUrlOf,
+  fetchAgentCard,
+  honoursKeys,
+} from './connection/card-resolver.js';
 export type { FetchCardOptions } from './connection/card-resolver.js';
 export {
   SUPPORTED_BINDINGS,

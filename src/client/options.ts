@@ -39,6 +39,13 @@ export interface A2AClientOptions {
    * An attempt that runs out is an ambiguous failure.
    */
   readonly attemptTimeoutMs?: number;
+  /**
+   * The most the client reads of one answer, of the card, and of one SSE event, in bytes (an event: in
+   * characters). Default 8 MiB. A larger answer fails, without being held in memory: a card with `ClientError`
+   * `RESPONSE_TOO_LARGE`, a call with the ambiguous `TransportError` `RESPONSE_TOO_LARGE` (not retried; a send then
+   * ends in `OutcomeUnknownError`), a stream with `SseEventTooLargeError` (ADR 0069).
+   */
+  readonly maxResponseBytes?: number;
   /** Bindings to prefer when choosing from a card, most preferred first. Default `['JSONRPC', 'HTTP+JSON']`. */
   readonly preferredBindings?: readonly string[];
 }

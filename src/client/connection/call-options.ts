@@ -4,6 +4,7 @@
  * importing upwards (ADR 0033).
  */
 import type { AgentInterface } from '../../protocol/agent-card.js';
+import { ClientError } from '../transport/client-error.js';
 
 /** Options of one call. */
 export interface CallOptions {
@@ -18,7 +19,17 @@ export interface CallOptions {
   readonly extensions?: readonly string[];
   /** `false`: a single attempt. */
   readonly retry?: false;
+  /** The most this call reads of one answer (or one SSE event), in bytes; the client's `maxResponseBytes` if unset. */
+  readonly maxResponseBytes?: number;
 }
 
 /** An interface the client can use (from a card, or described by hand for a bare endpoint). */
 export type Endpoint = Pick<AgentInterface, 'url' | 'protocolBinding' | 'protocolVersion' | 'tenant'>;
+
+/** A count option: a non-negative safe integer, or a ClientError naming it. */
+export function countOption(name: string, value: number | undefined, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new ClientError('INVALID_ARGUMENT', `${name} must be an integer of at least ${min}, not ${value}`);
+  return value;
+}

@@ -3,13 +3,28 @@
  * client sends it on the card fetch too, A2A v1.0), retried as a read, and parsed leniently. Also reads the
  * one fact the retry policy needs from a card: whether the agent honours idempotency keys (ADR 0020: the agent
  * card is the evidence, and the client requires it).
+ *
+ * The card is read up to `maxResponseBytes` (ADR 0069): a larger one is a definite `ClientError`
+ * `RESPONSE_TOO_LARGE`, a configuration failure that no retry mends. Redirects are followed by hand, at most
+ * `cardRedirects` of them and only within the card URL's origin (ADR 0070): the caller's headers, which may carry
+ * credentials, never reach another origin, and another origin's card is never taken for this agent's.
  */
 import type { AgentCard } from '../../protocol/agent-card.js';
 import { AGENT_CARD_PATH, HEADER_VERSION, MEDIA_JSON, PROTOCOL_VERSION } from '../../protocol/constants.js';
 import { parseAgentCard } from '../../protocol/parse.js';
 import { IDEMPOTENCY_EXTENSION_URI } from '../../idempotency/index.js';
 import { CallScope } from '../transport/call-scope.js';
-import { exchange, readText, tryParseJson } from '../transport/http-exchange.js';
+import { readBoundedText, DEFAULT_MAX_RESPONSE_BYTES } from '../transport/bounded-body.js';
+import {
+  discardBody,
+  exchange,
+  isRedirect,
+  redirectRefused,
+  redirectTarget,
+  tryParseJson,
+} from '../transport/http-exchange.js';
+import type { AttemptScope } from '../transport/call-scope.js';
+import { countOption } from './call-options.js';
 import { statusFailure } from '../transport/failure-kind.js';
 import type { FetchLike } from '../transport/transport.js';
 import { resolveRetry, withRetry } from '../retry/retry-loop.js';
@@ -40,26 +55,55 @@ export interface FetchCardOptions {
   readonly headers?: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
+  /** Time limit of each attempt, in ms. Default 10,000. */
   readonly attemptTimeoutMs?: number;
   readonly retry?: RetryOptions | false;
+  /** The most the card may hold, in bytes. Default 8 MiB (`DEFAULT_MAX_RESPONSE_BYTES`). */
+  readonly maxResponseBytes?: number;
+  /** Same-origin redirects followed, at most. Default 3; 0 follows none. Another origin's is never followed. */
+  readonly cardRedirects?: number;
+}
+
+/** The default of `cardRedirects`. */
+export const DEFAULT_CARD_REDIRECTS = 3;
+
+/**
+ * The card's answer, after following at most `limit` redirects within the origin of `cardUrl`. Every hop goes
+ * to the same origin, so the caller's headers travel only where they were meant to.
+ */
+async function getFollowingSameOrigin(
+  fetchImpl: FetchLike,
+  cardUrl: string,
+  headers: Readonly<Record<string, string>>,
+  limit: number,
+  scope: AttemptScope,
+): Promise<{ res: Response; url: string }> {
+  const origin = new URL(cardUrl).origin;
+  let url = cardUrl;
+  for (let hops = 0; ; hops++) {
+    const res = await exchange(fetchImpl, { url, method: 'GET', headers, redirects: 'return' }, scope);
+    if (!isRedirect(res)) return { res, url };
+    discardBody(res);
+    const next = redirectTarget(res, url);
+    if (next === undefined || new URL(next).origin !== origin)
+      throw redirectRefused(res, url, `the card fetch follows redirects only within ${origin}`);
+    if (hops >= limit)
+      throw redirectRefused(res, url, `the card fetch follows at most ${limit} redirect(s) (cardRedirects)`);
+    url = next;
+  }
 }
 
 /** Fetches and parses the card at `cardUrl` (use `cardUrlOf` for a base URL). */
 export async function fetchAgentCard(cardUrl: string, options: FetchCardOptions = {}): Promise<AgentCard> {
   const fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+  const maxBytes = countOption('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1);
+  const redirects = countOption('cardRedirects', options.cardRedirects, DEFAULT_CARD_REDIRECTS);
+  const headers = { ...options.headers, [HEADER_VERSION]: PROTOCOL_VERSION, Accept: MEDIA_JSON };
   const call = new CallScope({ signal: options.signal, timeoutMs: options.timeoutMs });
   return withRetry(
     async (scope) => {
-      const res = await exchange(
-        fetchImpl,
-        {
-          url: cardUrl,
-          method: 'GET',
-          headers: { ...options.headers, [HEADER_VERSION]: PROTOCOL_VERSION, Accept: MEDIA_JSON },
-        },
-        scope,
-      );
-      const text = await readText(res, scope);
+      const { res, url } = await getFollowingSameOrigin(fetchImpl, cardUrl, headers, redirects, scope);
+      const text = await readCard(res, scope, maxBytes, url);
       const json = tryParseJson(text);
       const failure = statusFailure(res);
       if (failure !== undefined) throw failure;
@@ -69,7 +113,7 @@ export async function fetchAgentCard(cardUrl: string, options: FetchCardOptions 
             httpStatus: res.status,
           });
         if (res.status === 401 || res.status === 403) throw fromRestError(res.status, json);
-        throw new ClientError('NO_AGENT_CARD', `no agent card at ${cardUrl} (HTTP ${res.status})`);
+        throw new ClientError('NO_AGENT_CARD', `no agent card at ${url} (HTTP ${res.status})`);
       }
       if (json === undefined) throw new TransportError('ambiguous', 'BAD_BODY', 'an unreadable agent card');
       return parseAgentCard(json);
@@ -81,4 +125,19 @@ export async function fetchAgentCard(cardUrl: string, options: FetchCardOptions 
       attemptTimeoutMs: options.attemptTimeoutMs ?? 10_000,
     },
   );
+}
+
+/** The card's text, or a definite ClientError when it is past the limit (a card does not shrink on a retry). */
+async function readCard(res: Response, scope: AttemptScope, maxBytes: number, url: string): Promise<string> {
+  try {
+    return await readBoundedText(res, scope, maxBytes, statusFailure);
+  } catch (err) {
+    if (err instanceof TransportError && err.code === 'RESPONSE_TOO_LARGE')
+      throw new ClientError(
+        'RESPONSE_TOO_LARGE',
+        `the agent card at ${url} is larger than the client's limit of ${maxBytes} bytes (maxResponseBytes)`,
+        { limitBytes: maxBytes, httpStatus: res.status },
+      );
+    throw err;
+  }
 }

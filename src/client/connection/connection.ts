@@ -21,6 +21,7 @@ import type {
   UnaryOperation,
 } from '../transport/transport.js';
 import { TransportError } from '../transport/transport-error.js';
+import { countOption } from './call-options.js';
 import type { CallOptions, Endpoint } from './call-options.js';
 import { InterfaceRoutes } from './interface-route.js';
 import type { CallRoute, TenantPin } from './interface-route.js';
@@ -34,6 +35,8 @@ export interface ConnectionConfig {
   readonly retry: ResolvedRetry;
   readonly timeoutMs: number | undefined;
   readonly attemptTimeoutMs: number;
+  /** The most one answer or SSE event may hold (ADR 0069). */
+  readonly maxResponseBytes: number;
 }
 
 /** What a send adds to a call: the extensions it activates, the retry state it reads afterwards, its tenant. */
@@ -161,7 +164,17 @@ export class Connection {
       [HEADER_VERSION]: this.versions[i] ?? PROTOCOL_VERSION,
     };
     if (extensions.length > 0) headers[HEADER_EXTENSIONS] = extensions.join(',');
-    return { scope, headers, fetch: this.config.fetch };
+    return {
+      scope,
+      headers,
+      fetch: this.config.fetch,
+      maxResponseBytes: countOption(
+        'maxResponseBytes',
+        opts.maxResponseBytes,
+        this.config.maxResponseBytes,
+        1,
+      ),
+    };
   }
 }
 

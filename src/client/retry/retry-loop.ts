@@ -10,7 +10,7 @@ import type { AttemptScope, CallScope } from '../transport/call-scope.js';
 import { RetryBudget } from './retry-budget.js';
 import type { RetryObserver } from './retry-event.js';
 import { failureKindOf } from '../transport/failure-kind.js';
-import { mayRetry, retryAfterMsOf } from './retry-policy.js';
+import { mayAnswerDifferently, mayRetry, retryAfterMsOf } from './retry-policy.js';
 import type { CallSafety, RetryOptions } from './retry-policy.js';
 import { TransportError } from '../transport/transport-error.js';
 
@@ -94,6 +94,7 @@ export async function withRetry<T>(
     const delay = retryDelay(retry, retryAfterMs, o.retry.backoff, o.retry.random);
     const stop =
       !mayRetry(kind, o.safety) ||
+      !mayAnswerDifferently(failure) ||
       retry + 1 >= o.retry.maxAttempts ||
       !o.retry.budget.canRetry() ||
       (retryAfterMs !== undefined && retryAfterMs > o.retry.maxRetryAfterMs) ||

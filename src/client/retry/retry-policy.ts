@@ -51,6 +51,14 @@ export function mayRetry(kind: FailureKind | 'definite', safety: CallSafety): bo
   }
 }
 
+/**
+ * Whether repeating the call could bring a different answer. An answer past the read limit would come back as
+ * large: a read returns the same resource, and a keyed send's replay the same task, grown if anything (ADR 0069).
+ */
+export function mayAnswerDifferently(err: unknown): boolean {
+  return !(err instanceof TransportError && err.code === 'RESPONSE_TOO_LARGE');
+}
+
 /** The `Retry-After` an error carries, in ms. */
 export function retryAfterMsOf(err: unknown): number | undefined {
   if (err instanceof TransportError) return err.retryAfterMs;

@@ -13,6 +13,9 @@ function abortError(signal: AbortSignal | undefined): Error {
   return reason instanceof Error ? reason : new DOMException('aborted', 'AbortError');
 }
 
+/** The longest delay one `setTimeout` can hold. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Why an attempt's signal fired. */
 export type AbortCause = 'caller' | 'deadline' | 'timeout';
 
@@ -65,10 +68,19 @@ export class CallScope {
         clearTimeout(timer);
         reject(abortError(caller));
       };
-      const timer = setTimeout(() => {
-        caller?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
+      // A timer holds at most 2^31 - 1 ms (Node fires a longer one after 1 ms): a longer wait is waited in steps.
+      const until = Date.now() + ms;
+      let timer: ReturnType<typeof setTimeout>;
+      const step = (): void => {
+        const left = until - Date.now();
+        if (left <= 0) {
+          caller?.removeEventListener('abort', onAbort);
+          resolve();
+          return;
+        }
+        timer = setTimeout(step, Math.min(left, MAX_TIMER_MS));
+      };
+      timer = setTimeout(step, Math.min(ms, MAX_TIMER_MS));
       caller?.addEventListener('abort', onAbort, { once: true });
     });
   }

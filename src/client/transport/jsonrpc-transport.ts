@@ -10,7 +10,8 @@ import type { JsonRpcErrorObject } from '../../protocol/error-wire.js';
 import { InvalidAgentResponseError, UnauthenticatedError } from '../../protocol/errors.js';
 import type { JsonObject } from '../../protocol/model.js';
 import { MEDIA_JSON, MEDIA_SSE } from '../../protocol/constants.js';
-import { exchange, isEventStream, readText, tryParseJson } from './http-exchange.js';
+import { readBoundedText } from './bounded-body.js';
+import { exchange, isEventStream, tryParseJson } from './http-exchange.js';
 import { statusFailure } from './failure-kind.js';
 import { retryAfterOf, secondsOf } from './retry-after.js';
 import { isPlainRecord } from '../../protocol/schemas/lenient.js';
@@ -73,7 +74,7 @@ export class JsonRpcTransport implements Transport {
   }
 
   private async readResult(res: Response, ctx: AttemptContext): Promise<unknown> {
-    const text = await readText(res, ctx.scope);
+    const text = await readBoundedText(res, ctx.scope, ctx.maxResponseBytes, statusFailure);
     const json = tryParseJson(text);
     const rpcError = asRpcError(json);
     const a2aError =
@@ -99,7 +100,7 @@ export class JsonRpcTransport implements Transport {
   }
 
   private async *events(res: Response, ctx: AttemptContext): AsyncGenerator<unknown> {
-    for await (const ev of sseEvents(res.body!, ctx.scope)) {
+    for await (const ev of sseEvents(res.body!, ctx.scope, ctx.maxResponseBytes)) {
       const json = tryParseJson(ev.data);
       if (json === undefined) {
         throw new TransportError('ambiguous', 'STREAM_CUT', 'an unreadable stream event', {

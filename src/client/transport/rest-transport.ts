@@ -8,7 +8,8 @@
 import { ACCEPT_A2A_OR_JSON, MEDIA_A2A_JSON, MEDIA_SSE } from '../../protocol/constants.js';
 import { fromRestError } from '../../protocol/error-wire.js';
 import type { JsonObject } from '../../protocol/model.js';
-import { exchange, isEventStream, readText, tryParseJson } from './http-exchange.js';
+import { readBoundedText } from './bounded-body.js';
+import { exchange, isEventStream, tryParseJson } from './http-exchange.js';
 import { statusFailure } from './failure-kind.js';
 import { retryAfterOf, secondsOf } from './retry-after.js';
 import { restRoute } from './rest-routes.js';
@@ -75,7 +76,7 @@ export class RestTransport implements Transport {
   }
 
   private async readResult(res: Response, ctx: AttemptContext): Promise<unknown> {
-    const text = await readText(res, ctx.scope);
+    const text = await readBoundedText(res, ctx.scope, ctx.maxResponseBytes, statusFailure);
     const json = tryParseJson(text);
     if (res.ok) {
       if (text.trim() === '') return {}; // 204 from delete: `google.protobuf.Empty`
@@ -105,7 +106,7 @@ export class RestTransport implements Transport {
   }
 
   private async *events(res: Response, ctx: AttemptContext): AsyncGenerator<unknown> {
-    for await (const ev of sseEvents(res.body!, ctx.scope)) {
+    for await (const ev of sseEvents(res.body!, ctx.scope, ctx.maxResponseBytes)) {
       const json = tryParseJson(ev.data);
       if (json === undefined) {
         throw new TransportError('ambiguous', 'STREAM_CUT', 'an unreadable stream event', {

@@ -2,6 +2,8 @@
  * Reads an SSE response body into events: bytes decoded as UTF-8 across chunk boundaries, framed by
  * `SseParser`. A read failure mid-stream is an ambiguous "stream cut" (docs/semantics.md §7); a clean end of the body
  * is returned as the end of iteration, and the caller decides whether the stream had reached its proper end.
+ * One event is bounded (`maxEventSize`, the client's `maxResponseBytes`, ADR 0069): a line or an event that grows
+ * past it ends the stream with `SseEventTooLargeError` and cancels the body, instead of buffering without end.
  */
 import type { AttemptSignal } from './transport.js';
 import { SseParser } from './sse-parser.js';
@@ -12,10 +14,11 @@ import { TransportError } from './transport-error.js';
 export async function* sseEvents(
   body: ReadableStream<Uint8Array>,
   scope: AttemptSignal,
+  maxEventSize: number,
 ): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder('utf-8');
-  const parser = new SseParser();
+  const parser = new SseParser({ maxEventSize });
   try {
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;

@@ -5,7 +5,9 @@
  *   refusal). Safe to retry after `Retry-After`.
  * - **ambiguous**: the request may have been processed (timeout, reset after writing, 502, 504, a body that
  *   fails to arrive or parse, a stream cut before its end). Safe to retry only for reads, and for keyed sends
- *   to a peer that honours keys.
+ *   to a peer that honours keys. An answer larger than the client's read limit is ambiguous too (it arrived:
+ *   the call ran, or may have), but repeating the call would bring it back as large, so it is not retried
+ *   (`RESPONSE_TOO_LARGE`, ADR 0069).
  *
  * A local error with a string `code` (CONVENTIONS: wire errors have numeric codes, local ones string codes).
  * An A2A error answer is never a TransportError: it is a definite answer and arrives as an `A2AError`.
@@ -28,7 +30,8 @@ export type TransportErrorCode =
   | 'GATEWAY_TIMEOUT'
   | 'HTTP_ERROR'
   | 'BAD_BODY'
-  | 'STREAM_CUT';
+  | 'STREAM_CUT'
+  | 'RESPONSE_TOO_LARGE';
 
 const BRAND = Symbol.for('a2a-once.TransportError');
 
@@ -36,6 +39,8 @@ const BRAND = Symbol.for('a2a-once.TransportError');
 export interface TransportErrorOptions {
   readonly httpStatus?: number;
   readonly retryAfterMs?: number;
+  /** The read limit an answer exceeded (`RESPONSE_TOO_LARGE`), in bytes. */
+  readonly limitBytes?: number;
   readonly cause?: unknown;
 }
 
@@ -47,8 +52,10 @@ export class TransportError extends Error {
   readonly code: TransportErrorCode;
   /** HTTP status when one arrived. */
   readonly httpStatus: number | undefined;
-  /** The peer's `Retry-After`, in ms, when it sent one. */
+  /** The peer's `Retry-After`, in ms, when it sent one (`Infinity`: a wait too long to express). */
   readonly retryAfterMs: number | undefined;
+  /** The read limit the answer exceeded (`RESPONSE_TOO_LARGE`), in bytes. */
+  readonly limitBytes: number | undefined;
 
   constructor(
     kind: FailureKind,
@@ -62,6 +69,7 @@ export class TransportError extends Error {
     this.code = code;
     this.httpStatus = options.httpStatus;
     this.retryAfterMs = options.retryAfterMs;
+    this.limitBytes = options.limitBytes;
     Object.defineProperty(this, BRAND, { value: true });
   }
 

@@ -34,6 +34,8 @@ export interface AttemptContext {
   /** Service parameters (`A2A-Version`, `A2A-Extensions`) and the caller's own headers. */
   readonly headers: Readonly<Record<string, string>>;
   readonly fetch: FetchLike;
+  /** The most an answer's body, or one SSE event, may hold (bytes; an event's characters), ADR 0069. */
+  readonly maxResponseBytes: number;
 }
 
 /** An open stream: raw StreamResponse objects, until the body ends. */

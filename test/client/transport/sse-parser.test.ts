@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CallScope } from '../../../src/client/transport/call-scope.js';
 import { sseEvents } from '../../../src/client/transport/sse-body.js';
-import { SseEventTooLargeError, SseParser } from '../../../src/client/transport/sse-parser.js';
+import {
+  DEFAULT_MAX_EVENT_SIZE,
+  SseEventTooLargeError,
+  SseParser,
+} from '../../../src/client/transport/sse-parser.js';
 import type { SseEvent } from '../../../src/client/transport/sse-parser.js';
 
 interface Spec {
@@ -97,7 +101,7 @@ describe('SseParser (WHATWG event-stream framing)', () => {
           });
           const scope = new CallScope({}).attempt(undefined);
           const got: SseEvent[] = [];
-          for await (const ev of sseEvents(body, scope)) got.push(ev);
+          for await (const ev of sseEvents(body, scope, DEFAULT_MAX_EVENT_SIZE)) got.push(ev);
           scope.dispose();
           // TextEncoder replaces lone surrogates with U+FFFD, so compare against the re-decoded text.
           const roundTrip = events.map((e) => ({

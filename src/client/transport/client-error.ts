@@ -1,0 +1,57 @@
+/**
+ * Local errors of the client that are neither wire errors nor transport failures: a card with no interface we
+ * can use, a card too large to read, a redirect the client will not follow, or a call the client refuses before
+ * sending, such as a keyed send its outbox could not record (CONVENTIONS: local errors carry string codes). Each
+ * is definite: it is never retried.
+ */
+
+/** Why the client refused. */
+export type ClientErrorCode =
+  | 'NO_USABLE_INTERFACE'
+  | 'NO_AGENT_CARD'
+  | 'INVALID_ARGUMENT'
+  | 'RESPONSE_TOO_LARGE'
+  | 'REDIRECT_REFUSED'
+  /** The intent store failed to record a keyed send before its first attempt: nothing was sent (ADR 0068). */
+  | 'INTENT_NOT_RECORDED';
+
+/** What a ClientError can name besides its code. */
+export interface ClientErrorDetails {
+  /** The read limit that was exceeded (`RESPONSE_TOO_LARGE`), in bytes. */
+  readonly limitBytes?: number;
+  /** Where the refused redirect pointed (`REDIRECT_REFUSED`), when the peer said. */
+  readonly location?: string;
+  /** The HTTP status of the answer refused. */
+  readonly httpStatus?: number;
+  /** What caused the refusal (the intent store's error, for `INTENT_NOT_RECORDED`). */
+  readonly cause?: unknown;
+}
+
+const BRAND = Symbol.for('a2a-once.ClientError');
+
+/** A local refusal by the client. */
+export class ClientError extends Error {
+  /** A stable string code. */
+  readonly code: ClientErrorCode;
+  /** The read limit that was exceeded (`RESPONSE_TOO_LARGE`), in bytes. */
+  readonly limitBytes: number | undefined;
+  /** Where the refused redirect pointed (`REDIRECT_REFUSED`). */
+  readonly location: string | undefined;
+  /** The HTTP status of the answer refused, when one arrived. */
+  readonly httpStatus: number | undefined;
+
+  constructor(code: ClientErrorCode, message: string, details: ClientErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'ClientError';
+    this.code = code;
+    this.limitBytes = details.limitBytes;
+    this.location = details.location;
+    this.httpStatus = details.httpStatus;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** Brand check, so `instanceof` survives duplicated module copies. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && BRAND in value;
+  }
+}
