@@ -18,6 +18,13 @@ export type CanonicalForm = 'a2a-spec' | 'a2a-js';
 
 const SIGNATURES = 'signatures';
 
+/**
+ * The protected header parameter in which a2a-once names the form a signature covers (a collision-resistant
+ * private name, RFC 7515 §4.3; other verifiers ignore it). Being protected, it cannot be changed without
+ * breaking the signature, so a verifier that reads it never tries the other form (ADR 0072).
+ */
+export const CANONICAL_FORM_HEADER = 'https://a2a-once.dev/card-signing/form';
+
 /** The card as the `a2a-spec` form writes it: the JSON object a2a-once serves and signs. */
 export function specSigningObject(card: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const { [SIGNATURES]: _signatures, ...rest } = card;

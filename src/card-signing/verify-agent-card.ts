@@ -7,7 +7,12 @@
 import { base64url, decodeProtectedHeader, flattenedVerify, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { KeyObject } from 'node:crypto';
 import { isPlainRecord } from '../protocol/schemas/lenient.js';
-import { a2aJsSigningObject, specSigningObject, type CanonicalForm } from './canonical-forms.js';
+import {
+  a2aJsSigningObject,
+  CANONICAL_FORM_HEADER,
+  specSigningObject,
+  type CanonicalForm,
+} from './canonical-forms.js';
 import { trustedKeys, TrustUnavailableError, type CardTrust, type TrustEntry } from './card-trust.js';
 import { CanonicalFormError, canonicalJson } from './jcs.js';
 import { algFitsKey, CARD_SIGNING_ALGORITHMS } from './signing-keys.js';
@@ -184,6 +189,18 @@ export async function verifyAgentCard<C extends object>(
       fail('ALGORITHM_NOT_ALLOWED', `the trusted key "${kid}" does not verify alg "${alg}"`, kid);
       continue;
     }
+    // A signature that names its form is tried in that form only; an a2a-once `a2a-js` signature exists for
+    // other verifiers, and ours holds the signer to its `a2a-spec` one, which covers every value (ADR 0072).
+    const namedForm = header[CANONICAL_FORM_HEADER];
+    if (namedForm === 'a2a-js') {
+      fail(
+        'BAD_SIGNATURE',
+        `the signature by "${kid}" is a compatibility signature; its a2a-spec one must verify`,
+        kid,
+      );
+      continue;
+    }
+    const forms = namedForm === 'a2a-spec' ? payloads.accepted.slice(0, 1) : payloads.accepted;
     let diagnosis: CardSignatureFailure = 'BAD_SIGNATURE';
     for (const entry of usable) {
       let key: CryptoKey | KeyObject | Uint8Array;
@@ -192,7 +209,7 @@ export async function verifyAgentCard<C extends object>(
       } catch {
         continue;
       }
-      for (const { form, payload } of payloads.accepted)
+      for (const { form, payload } of forms)
         if (await verifies(sig, payload, key, alg)) return { card, kid, alg, canonicalForm: form };
       for (const payload of payloads.escaped)
         if (await verifies(sig, payload, key, alg)) diagnosis = 'CANONICAL_FORM_MISMATCH';

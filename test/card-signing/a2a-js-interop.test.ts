@@ -197,6 +197,16 @@ describe('signatures across a2a-once and @a2a-js/sdk', () => {
     });
   });
 
+  it('our verifier holds our signatures to the a2a-spec form: an empty value added to such a card is refused', async () => {
+    const { privateJwk, publicJwk } = await testKey('once-4');
+    const signed = await signAgentCard(cardWithEmpties(), [privateJwk]);
+    // Invisible to the a2a-js form, so its compatibility signature alone would still match.
+    const changed = { ...signed, iconUrl: '', extra: 'injected' };
+    await expect(verifyAgentCard(changed, { keys: [publicJwk] })).rejects.toMatchObject({
+      reason: 'BAD_SIGNATURE',
+    });
+  });
+
   it('without the compatible signature, @a2a-js/sdk refuses that card (their form leaves the empties out)', async () => {
     const { privateJwk, publicJwk } = await testKey('once-3');
     const signed = await signAgentCard(cardWithEmpties(), [privateJwk], { a2aJsCompatible: false });
