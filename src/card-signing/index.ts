@@ -8,11 +8,18 @@ export type { CanonicalForm } from './canonical-forms.js';
 export {
   CARD_SIGNING_ALGORITHMS,
   CardSigningKeyError,
+  checkSigningKey,
+  checkSigningKeys,
   publicPartOf,
   resolveSigningKey,
   resolveSigningKeys,
 } from './signing-keys.js';
-export type { CardSigningKey, CardSigningKeyErrorCode, ResolvedSigningKey } from './signing-keys.js';
+export type {
+  CardSigningKey,
+  CardSigningKeyErrorCode,
+  CheckedSigningKey,
+  ResolvedSigningKey,
+} from './signing-keys.js';
 export { signAgentCard } from './sign-agent-card.js';
 export type { SignAgentCardOptions } from './sign-agent-card.js';
 export { trustedKeys, TrustUnavailableError } from './card-trust.js';

@@ -80,9 +80,28 @@ function isSupported(alg: string): boolean {
   return (CARD_SIGNING_ALGORITHMS as readonly string[]).includes(alg);
 }
 
-/** Checks one key and makes it ready to sign with; throws `CardSigningKeyError` naming what is wrong. */
-export async function resolveSigningKey(key: CardSigningKey): Promise<ResolvedSigningKey> {
-  if ('privateKey' in key) return resolveKeyObject(key);
+/** A key that passed the checks, not yet imported. */
+export interface CheckedSigningKey {
+  readonly kid: string;
+  readonly alg: string;
+  readonly source: CardSigningKey;
+}
+
+/** Checks one key without importing it; throws `CardSigningKeyError` naming what is wrong. */
+export function checkSigningKey(key: CardSigningKey): CheckedSigningKey {
+  if ('privateKey' in key) {
+    const { kid, alg, privateKey } = key;
+    if (typeof kid !== 'string' || kid.length === 0)
+      throw new CardSigningKeyError('MISSING_KID', 'a card signing key needs a "kid" (A2A §8.4.2)');
+    if (privateKey.type !== 'private')
+      throw new CardSigningKeyError('PUBLIC_KEY', `key "${kid}" is not a private key`);
+    if (!isSupported(alg))
+      throw new CardSigningKeyError(
+        'UNSUPPORTED_ALG',
+        `key "${kid}": alg "${alg}" is not supported (use one of ${CARD_SIGNING_ALGORITHMS.join(', ')})`,
+      );
+    return { kid, alg, source: key };
+  }
   const jwk = key;
   const kid = jwk.kid;
   if (typeof kid !== 'string' || kid.length === 0)
@@ -113,9 +132,29 @@ export async function resolveSigningKey(key: CardSigningKey): Promise<ResolvedSi
       'UNSUPPORTED_ALG',
       `key "${kid}": alg "${alg}" does not fit a ${jwk.kty} key`,
     );
+  return { kid, alg, source: key };
+}
+
+/** Checks every key (at least one, `kid`s distinct) without importing them. */
+export function checkSigningKeys(keys: readonly CardSigningKey[]): CheckedSigningKey[] {
+  if (keys.length === 0) throw new CardSigningKeyError('INVALID_KEY', 'card signing needs at least one key');
+  const checked = keys.map(checkSigningKey);
+  const seen = new Set<string>();
+  for (const k of checked) {
+    if (seen.has(k.kid))
+      throw new CardSigningKeyError('DUPLICATE_KID', `two card signing keys share kid "${k.kid}"`);
+    seen.add(k.kid);
+  }
+  return checked;
+}
+
+/** Checks one key and makes it ready to sign with; throws `CardSigningKeyError` naming what is wrong. */
+export async function resolveSigningKey(key: CardSigningKey): Promise<ResolvedSigningKey> {
+  const { kid, alg, source } = checkSigningKey(key);
+  if ('privateKey' in source) return resolveKeyObject(kid, alg, source.privateKey);
   let privateKey: CryptoKey | KeyObject;
   try {
-    privateKey = (await importJWK(jwk, alg)) as CryptoKey | KeyObject;
+    privateKey = (await importJWK(source, alg)) as CryptoKey | KeyObject;
   } catch (err) {
     throw new CardSigningKeyError(
       'INVALID_KEY',
@@ -125,24 +164,14 @@ export async function resolveSigningKey(key: CardSigningKey): Promise<ResolvedSi
       },
     );
   }
-  return { kid, alg, privateKey, publicJwk: { ...publicPartOf(jwk), kid, alg, use: 'sig' } };
+  return { kid, alg, privateKey, publicJwk: { ...publicPartOf(source), kid, alg, use: 'sig' } };
 }
 
-async function resolveKeyObject(key: {
-  kid: string;
-  alg: string;
-  privateKey: KeyObject;
-}): Promise<ResolvedSigningKey> {
-  const { kid, alg, privateKey } = key;
-  if (typeof kid !== 'string' || kid.length === 0)
-    throw new CardSigningKeyError('MISSING_KID', 'a card signing key needs a "kid" (A2A §8.4.2)');
-  if (privateKey.type !== 'private')
-    throw new CardSigningKeyError('PUBLIC_KEY', `key "${kid}" is not a private key`);
-  if (!isSupported(alg))
-    throw new CardSigningKeyError(
-      'UNSUPPORTED_ALG',
-      `key "${kid}": alg "${alg}" is not supported (use one of ${CARD_SIGNING_ALGORITHMS.join(', ')})`,
-    );
+async function resolveKeyObject(
+  kid: string,
+  alg: string,
+  privateKey: KeyObject,
+): Promise<ResolvedSigningKey> {
   const pub = await exportJWK(createPublicKey(privateKey));
   if (!algFitsKey(alg, pub))
     throw new CardSigningKeyError(

@@ -6,6 +6,7 @@ import { AGENT_CARD_PATH } from '../../protocol/constants.js';
 import { A2AError, InternalError, MethodNotFoundError, toA2AError } from '../../protocol/errors.js';
 import type { RequestHandler } from '../request-handler.js';
 import { CardRoute } from './card-route.js';
+import { JwksRoute } from './jwks-route.js';
 import { resolveHttpOptions, type HttpOptions } from './http-options.js';
 import { handleJsonRpc } from './jsonrpc-binding.js';
 import { handleRest, restErrorResponse } from './rest-binding.js';
@@ -23,7 +24,9 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  */
 export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOptions = {}): FetchHandler {
   const options = resolveHttpOptions(httpOptions);
-  const card = new CardRoute(handler.agentCard, options);
+  const card = new CardRoute(handler.agentCard, options, undefined, handler.cardSigner);
+  const jwks =
+    handler.cardSigner?.jwksPath !== undefined ? new JwksRoute(handler.cardSigner, options) : undefined;
   const logger = handler.logger ?? jsonLineLogger();
   return async (req) => {
     let url: URL;
@@ -37,7 +40,9 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
     try {
       const path = url.pathname;
       if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD'))
-        return card.handle(req, url);
+        return await card.handle(req, url);
+      if (jwks !== undefined && path === jwks.path && (req.method === 'GET' || req.method === 'HEAD'))
+        return await jwks.handle(req);
       if (path === options.jsonRpcPath && req.method === 'POST')
         return await handleJsonRpc(req, url, handler, options, logger);
       const route = matchRestRoute(req.method, path);
