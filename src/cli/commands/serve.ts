@@ -60,6 +60,7 @@ import {
 import type { CliIO } from '../io.js';
 import { runCommand, subcommand, textOption } from '../program.js';
 import { badStoreUrl, sqliteFileOf } from '../store-file.js';
+import { readCardSigningKeys } from '../card-signing-key-file.js';
 
 /** Default embedded store of `serve`. */
 export const DEFAULT_STORE_URL = 'sqlite:./a2a-once.db';
@@ -87,6 +88,7 @@ interface ServeFlags {
   verbose?: boolean;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
+  signCard?: string;
 }
 
 /** The environment variable holding the webhook signing secret (preferred to the flag: flags show in `ps`). */
@@ -189,6 +191,10 @@ export function run(args: string[], io: CliIO): Promise<number> {
       '--allow-private-webhooks',
       'let webhooks point at loopback and private addresses (default: refused)',
     )
+    .option(
+      '--sign-card <key-file>',
+      'sign the agent card with the private JWK (or JWKS) in this file, kid required; serves /.well-known/jwks.json',
+    )
     .option('--verbose', 'log every request as a JSON line on stderr')
     .addHelpText(
       'after',
@@ -237,6 +243,8 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     allowPrivateTargets: o.allowPrivateWebhooks === true,
   };
 
+  const cardSigning = o.signCard !== undefined ? { keys: readCardSigningKeys(o.signCard) } : undefined;
+
   const store = await openStore(o.store, { tombstoneTtlMs }).catch((err: unknown) => {
     throw badStoreUrl(err);
   });
@@ -260,6 +268,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       leaseMs,
       push,
       delegation,
+      ...(cardSigning ? { cardSigning } : {}),
       logger: jsonLineLogger(o.verbose === true),
     });
   } catch (err) {
