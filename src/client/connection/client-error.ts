@@ -4,7 +4,8 @@
  */
 
 /** Why the client refused. */
-export type ClientErrorCode = 'NO_USABLE_INTERFACE' | 'NO_AGENT_CARD' | 'INVALID_ARGUMENT';
+export type ClientErrorCode =
+  'NO_USABLE_INTERFACE' | 'NO_AGENT_CARD' | 'INVALID_ARGUMENT' | 'CARD_NOT_TRUSTED';
 
 const BRAND = Symbol.for('a2a-once.ClientError');
 
