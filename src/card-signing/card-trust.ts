@@ -3,8 +3,7 @@
  * JWKS, a list of public keys, or a JWKS URL the caller names — never taken from the card or from a JWS header
  * (`jku`, `jwk`, `x5u`, `x5c` are not read), since a card that names its own trust root proves nothing (ADR 0073).
  */
-import type { KeyObject } from 'node:crypto';
-import type { CryptoKey, JSONWebKeySet, JWK } from 'jose';
+import type { CryptoKey, JSONWebKeySet, JWK, KeyObject } from 'jose';
 import { publicPartOf } from './signing-keys.js';
 
 /** A trusted key: a public JWK with its `kid` (an `exp`, in seconds since the epoch, ends its use), or a key object. */

@@ -4,8 +4,8 @@
  * signature is checked by strangers, who must not hold the key that makes it. Each key's public half is what the
  * server publishes in its JWKS.
  */
-import { createPublicKey, type KeyObject } from 'node:crypto';
-import { exportJWK, importJWK, type CryptoKey, type JWK } from 'jose';
+import { createPublicKey, type KeyObject as NodeKeyObject } from 'node:crypto';
+import { exportJWK, importJWK, type CryptoKey, type JWK, type KeyObject } from 'jose';
 
 /** The JWS algorithms a card may be signed with (RFC 7518 asymmetric ones, and RFC 8037's EdDSA). */
 export const CARD_SIGNING_ALGORITHMS = [
@@ -172,7 +172,7 @@ async function resolveKeyObject(
   alg: string,
   privateKey: KeyObject,
 ): Promise<ResolvedSigningKey> {
-  const pub = await exportJWK(createPublicKey(privateKey));
+  const pub = await exportJWK(createPublicKey(privateKey as NodeKeyObject));
   if (!algFitsKey(alg, pub))
     throw new CardSigningKeyError(
       'UNSUPPORTED_ALG',

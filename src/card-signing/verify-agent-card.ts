@@ -4,8 +4,15 @@
  * fits, and it verifies over the card's canonical form (`a2a-spec`, or `a2a-js` unless refused; ADR 0072). At
  * least one signature must count. When none does, the error names the most telling reason.
  */
-import { base64url, decodeProtectedHeader, flattenedVerify, importJWK, type CryptoKey, type JWK } from 'jose';
-import type { KeyObject } from 'node:crypto';
+import {
+  base64url,
+  decodeProtectedHeader,
+  flattenedVerify,
+  importJWK,
+  type CryptoKey,
+  type JWK,
+  type KeyObject,
+} from 'jose';
 import { isPlainRecord } from '../protocol/schemas/lenient.js';
 import {
   a2aJsSigningObject,
