@@ -19,6 +19,7 @@ import { cardUrlOf, fetchAgentCard, honoursKeys } from './connection/card-resolv
 import { countOption } from './connection/call-options.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './transport/bounded-body.js';
 import { ClientError } from './connection/client-error.js';
+import { cardCapture, type CardTrustOptions } from './connection/card-trust.js';
 import { Connection } from './connection/connection.js';
 import { selectInterfaces } from './connection/interface-selection.js';
 import type { CallOptions, Endpoint } from './connection/call-options.js';
@@ -102,15 +103,17 @@ export class A2AClient {
   }
 
   /**
-   * Fetches the card at `url` (a base URL gets `/.well-known/agent-card.json`) and builds a client for it.
+   * Fetches the card at `url` (a base URL gets `/.well-known/agent-card.json`) and builds a client for it. With
+   * `trust`, the card must carry a signature by a trusted key (A2A §8.4, ADR 0073), else `CardNotTrustedError`.
    */
   static async fromCardUrl(
     url: string,
-    options: A2AClientOptions & CardCallOptions = {},
+    options: A2AClientOptions & CardCallOptions & { readonly trust?: CardTrustOptions } = {},
   ): Promise<A2AClient> {
     const cardUrl = cardUrlOf(url);
+    const capture = cardCapture(options.fetch, options.trust); // verifies the bytes parsed (ADR 0073)
     const card = await fetchAgentCard(cardUrl, {
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(capture.fetch ? { fetch: capture.fetch } : {}),
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -119,6 +122,7 @@ export class A2AClient {
       ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
       ...(options.cardRedirects !== undefined ? { cardRedirects: options.cardRedirects } : {}),
     });
+    await capture.verify(cardUrl);
     return A2AClient.fromCard(card, { ...options, cardUrl });
   }
 

@@ -65,3 +65,17 @@ export type {
   DelegationPeer,
   DelegationStatus,
 } from './delegation/index.js';
+export { CardNotTrustedError } from './connection/card-trust.js';
+export type { CardTrustOptions } from './connection/card-trust.js';
+export {
+  CardSignatureError,
+  canonicalAgentCard,
+  signAgentCard,
+  verifyAgentCard,
+  type CanonicalForm,
+  type CardSignatureFailure,
+  type CardTrust,
+  type SignatureFailure,
+  type TrustedKey,
+  type VerifiedAgentCard,
+} from '../card-signing/index.js';

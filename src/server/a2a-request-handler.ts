@@ -6,6 +6,7 @@
  * round trip. A request that touches a task whose lease lapsed (a keyed replay, GetTask, a subscription) recovers
  * it at once instead of answering with the lost worker's last snapshot.
  */
+import { CardSigner } from './card-signer.js';
 import { readKey, IDEMPOTENCY_EXTENSION_URI, IDEMPOTENCY_METADATA_KEY } from '../idempotency/index.js';
 import type { AgentCard } from '../protocol/agent-card.js';
 import {
@@ -61,6 +62,7 @@ import { followTask, waitFor } from './task-follow.js';
 export class A2ARequestHandler implements RequestHandler {
   readonly options: ResolvedServerOptions;
   readonly agentCard: AgentCard;
+  readonly cardSigner: CardSigner | undefined;
   readonly runner: Runner;
   /** Takes over tasks whose worker was lost (ADR 0037); `createA2AServer` also runs it on a schedule. */
   readonly recovery: TaskRecovery;
@@ -91,6 +93,7 @@ export class A2ARequestHandler implements RequestHandler {
     this.#delivers = delivers;
     this.agentCard = buildAgentCard(o.card, o.store.supportsIdempotency, o.keyTtlMs, delivers);
     this.#required = requiredExtensions(this.agentCard);
+    this.cardSigner = o.cardSigning ? new CardSigner(o.cardSigning) : undefined;
     this.#cancel = new TaskCancel({
       store: o.store,
       clock: o.clock,

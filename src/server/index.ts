@@ -74,3 +74,14 @@ export {
   type AdmissionOutcome,
   type ServerMetrics,
 } from './observability/metrics.js';
+export { CardSigner, DEFAULT_JWKS_PATH, type CardSigningOptions } from './card-signer.js';
+export {
+  CARD_SIGNING_ALGORITHMS,
+  CardSigningKeyError,
+  canonicalAgentCard,
+  signAgentCard,
+  type CanonicalForm,
+  type CardSigningKey,
+  type CardSigningKeyErrorCode,
+  type SignAgentCardOptions,
+} from '../card-signing/index.js';

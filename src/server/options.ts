@@ -14,6 +14,7 @@ import {
   type DelegationSettings,
 } from './delegation/delegation-chain.js';
 import type { AgentCardInit } from './card.js';
+import type { CardSigningOptions } from './card-signer.js';
 import { jsonLineLogger, type ServerLogger } from './observability/logger.js';
 import { noopMetrics, type ServerMetrics } from './observability/metrics.js';
 import type { PushDeliveryOptions } from './push/push-options.js';
@@ -30,6 +31,8 @@ export interface A2AServerOptions {
   card: AgentCardInit;
   /** The extended card for authenticated callers (needs `capabilities.extendedAgentCard`). */
   extendedCard?: AgentCard | ((ctx: CallContext) => AgentCard | Promise<AgentCard>);
+  /** Signs the public and the extended card with these keys and serves their JWKS (A2A §8.4, ADR 0074). */
+  cardSigning?: CardSigningOptions;
   /** Where tasks and keys live (default: a bounded in-memory store). */
   store?: TaskStore;
   clock?: Clock;
@@ -91,6 +94,7 @@ export interface ResolvedServerOptions {
   readonly agent: AgentExecutor;
   readonly card: AgentCardInit;
   readonly extendedCard: A2AServerOptions['extendedCard'];
+  readonly cardSigning: CardSigningOptions | undefined;
   readonly store: TaskStore;
   readonly clock: Clock;
   readonly keyTtlMs: number;
@@ -119,6 +123,7 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
     agent: o.agent,
     card: o.card,
     extendedCard: o.extendedCard,
+    cardSigning: o.cardSigning,
     store,
     clock,
     keyTtlMs: o.keyTtlMs ?? DEFAULT_KEY_TTL_MS,

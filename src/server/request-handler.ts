@@ -18,12 +18,15 @@ import type {
   TaskPushNotificationConfigRef,
 } from '../protocol/requests.js';
 import type { CallContext } from './call-context.js';
+import type { CardSigner } from './card-signer.js';
 import type { ServerLogger } from './observability/logger.js';
 
 /** The eleven operations. */
 export interface RequestHandler {
   /** The public agent card (what `/.well-known/agent-card.json` serves). */
   readonly agentCard: AgentCard;
+  /** Signs the cards the bindings serve, when the host configured card signing (ADR 0074). */
+  readonly cardSigner?: CardSigner | undefined;
   /** Where the bindings log unexpected errors they answer (ADR 0029); stderr JSON lines when absent. */
   readonly logger?: ServerLogger;
 

@@ -64,7 +64,7 @@ describe('the layout of src/client (ADR 0033)', () => {
   it('imports nothing of ours but protocol, idempotency and the shared delegation layer (ADR 0001)', () => {
     const wrong = [...outsideImports(CLIENT)].flatMap(([file, targets]) =>
       targets
-        .filter((t) => !/^\.\.\/(protocol|idempotency|delegation)\//.test(t))
+        .filter((t) => !/^\.\.\/(protocol|idempotency|delegation|card-signing)\//.test(t))
         .map((t) => `${file} -> ${t}`),
     );
     expect(wrong).toEqual([]);
@@ -86,6 +86,8 @@ describe('the public entry a2a-once/client', () => {
   it('exports exactly these values (types are checked by the compiler against their users)', () => {
     expect(Object.keys(publicEntry).sort()).toEqual([
       'A2AClient',
+      'CardNotTrustedError',
+      'CardSignatureError',
       'ClientError',
       'DEFAULT_BACKOFF',
       'DEFAULT_CARD_REDIRECTS',
@@ -105,6 +107,7 @@ describe('the public entry a2a-once/client', () => {
       'TransportError',
       'backoffCeiling',
       'backoffDelay',
+      'canonicalAgentCard',
       'cardUrlOf',
       'classifyFetchError',
       'describeError',
@@ -120,7 +123,9 @@ describe('the public entry a2a-once/client', () => {
       'parseRetryAfter',
       'retryDelay',
       'selectInterfaces',
+      'signAgentCard',
       'toMessage',
+      'verifyAgentCard',
       'withDelegationLimits',
     ]);
   });

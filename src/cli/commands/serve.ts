@@ -65,6 +65,7 @@ import type { CliIO } from '../io.js';
 import { runCommand, subcommand, textOption } from '../program.js';
 import { badStoreUrl, sqliteFileOf } from '../store-file.js';
 import { collect, serveAuth, type ServeAuthFlags } from '../serve-auth.js';
+import { readCardSigningKeys } from '../card-signing-key-file.js';
 
 /** Default embedded store of `serve`. */
 export const DEFAULT_STORE_URL = 'sqlite:./a2a-once.db';
@@ -92,6 +93,7 @@ interface ServeFlags extends ServeAuthFlags {
   verbose?: boolean;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
+  signCard?: string;
 }
 
 /** The environment variable holding the webhook signing secret (preferred to the flag: flags show in `ps`). */
@@ -212,6 +214,10 @@ export function run(args: string[], io: CliIO): Promise<number> {
     .option('--principal-claim <claim>', 'the JWT claim naming the principal (default: sub)')
     .option('--tenants-claim <claim>', 'the JWT claim listing the tenants (default: tenants)')
     .option('--no-auth', 'serve without authentication on a host other than loopback')
+    .option(
+      '--sign-card <key-file>',
+      'sign the agent card with the private JWK (or JWKS) in this file, kid required; serves /.well-known/jwks.json',
+    )
     .option('--verbose', 'log every request as a JSON line on stderr')
     .addHelpText(
       'after',
@@ -262,6 +268,8 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     allowPrivateTargets: o.allowPrivateWebhooks === true,
   };
 
+  const cardSigning = o.signCard !== undefined ? { keys: readCardSigningKeys(o.signCard) } : undefined;
+
   const store = await openStore(o.store, { tombstoneTtlMs }).catch((err: unknown) => {
     throw badStoreUrl(err);
   });
@@ -285,6 +293,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       leaseMs,
       push,
       delegation,
+      ...(cardSigning ? { cardSigning } : {}),
       logger: jsonLineLogger(o.verbose === true),
       ...(auth.authenticator ? { http: { authenticate: auth.authenticator } } : {}),
     });

@@ -12,6 +12,8 @@ export type ClientErrorCode =
   | 'INVALID_ARGUMENT'
   | 'RESPONSE_TOO_LARGE'
   | 'REDIRECT_REFUSED'
+  /** A card whose signature the client was told to require did not verify (ADR 0073). */
+  | 'CARD_NOT_TRUSTED'
   /** The intent store failed to record a keyed send before its first attempt: nothing was sent (ADR 0068). */
   | 'INTENT_NOT_RECORDED';
 

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { AgentCard } from '../../protocol/agent-card.js';
 import { withInterfaces } from '../card.js';
+import type { CardSigner } from '../card-signer.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { responseMediaType } from './media-type.js';
 import { respond } from './light-response.js';
@@ -17,9 +18,9 @@ interface RenderedCard {
   readonly etag: string;
 }
 
-/** Serves the card; renders once per origin. */
+/** Serves the card; renders (and signs, when signing is configured: ADR 0074) once per origin. */
 export class CardRoute {
-  readonly #cache = new Map<string, RenderedCard>();
+  readonly #cache = new Map<string, Promise<RenderedCard>>();
   readonly #lastModified: string;
   readonly #lastModifiedMs: number;
 
@@ -27,6 +28,7 @@ export class CardRoute {
     private readonly card: AgentCard,
     private readonly options: ResolvedHttpOptions,
     startedAt = Date.now(),
+    private readonly signer?: CardSigner,
   ) {
     // HTTP dates have second precision; compare at that precision.
     this.#lastModifiedMs = Math.floor(startedAt / 1000) * 1000;
@@ -38,22 +40,29 @@ export class CardRoute {
     return withInterfaces(this.card, baseUrl);
   }
 
-  #render(origin: string): RenderedCard {
+  #render(origin: string): Promise<RenderedCard> {
     let r = this.#cache.get(origin);
     if (!r) {
-      const body = JSON.stringify(this.cardFor(this.options.publicBaseUrl ?? origin));
-      const etag = `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-      r = { body, etag };
+      const baseUrl = this.options.publicBaseUrl ?? origin;
+      const card = this.cardFor(baseUrl);
+      // Signed once per rendering, so the body, its signatures and the ETag over them stay the same (ADR 0074).
+      r = (this.signer ? this.signer.sign(card, baseUrl) : Promise.resolve(card)).then((served) => {
+        const body = JSON.stringify(served);
+        const etag = `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+        return { body, etag };
+      });
       // Bounded: Host headers are client-controlled.
       if (this.#cache.size >= 64) this.#cache.clear();
       this.#cache.set(origin, r);
+      // A rendering that failed is not kept: the next request tries again.
+      r.catch(() => this.#cache.delete(origin));
     }
     return r;
   }
 
   /** Answers a GET (or HEAD) of the card. */
-  handle(req: Request, url: URL): Response {
-    const r = this.#render(url.origin);
+  async handle(req: Request, url: URL): Promise<Response> {
+    const r = await this.#render(url.origin);
     const headers: Record<string, string> = {
       ETag: r.etag,
       'Last-Modified': this.#lastModified,

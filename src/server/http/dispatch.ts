@@ -68,11 +68,13 @@ export function dispatch<M extends A2AMethod>(
   if (CRASH_ARMED && method === 'SendMessage') return result.then(crashBeforeAnswer); // test-only (ADR 0041)
   // Not `async`: every operation but one passes its promise straight through (one promise less per call).
   if (method !== 'GetExtendedAgentCard') return result;
-  return result.then((r) =>
-    r.stream
-      ? r
-      : { stream: false, value: secureCard(withInterfaces(r.value as AgentCard, baseUrl()), auth) },
-  );
+  return result.then(async (r) => {
+    if (r.stream) return r;
+    const base = baseUrl();
+    const card = secureCard(withInterfaces(r.value as AgentCard, base), auth);
+    // The extended card is signed like the public one (A2A §8.4, ADR 0074).
+    return { stream: false, value: handler.cardSigner ? await handler.cardSigner.sign(card, base) : card };
+  });
 }
 
 /** Passes a SendMessage answer through the test-only `before-answer` crash point (ADR 0041). */

@@ -7,6 +7,7 @@ import { A2AError, InternalError, MethodNotFoundError, toA2AError } from '../../
 import type { RequestHandler } from '../request-handler.js';
 import { secureCard } from '../auth/card-security.js';
 import { CardRoute } from './card-route.js';
+import { JwksRoute } from './jwks-route.js';
 import { resolveHttpOptions, type HttpOptions } from './http-options.js';
 import { handleJsonRpc } from './jsonrpc-binding.js';
 import { handleRest, restErrorResponse } from './rest-binding.js';
@@ -25,8 +26,15 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOptions = {}): FetchHandler {
   const options = resolveHttpOptions(httpOptions);
   // The card states the schemes of the authenticator that runs (ADR 0076); `createA2AServer` already built the
-  // handler's card that way, and then this is the same object.
-  const card = new CardRoute(secureCard(handler.agentCard, options.cardAuthenticator), options);
+  // handler's card that way, and then this is the same object. It is signed as served (ADR 0074).
+  const card = new CardRoute(
+    secureCard(handler.agentCard, options.cardAuthenticator),
+    options,
+    undefined,
+    handler.cardSigner,
+  );
+  const jwks =
+    handler.cardSigner?.jwksPath !== undefined ? new JwksRoute(handler.cardSigner, options) : undefined;
   const logger = handler.logger ?? jsonLineLogger();
   return async (req) => {
     let url: URL;
@@ -40,7 +48,9 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
     try {
       const path = url.pathname;
       if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD'))
-        return card.handle(req, url);
+        return await card.handle(req, url);
+      if (jwks !== undefined && path === jwks.path && (req.method === 'GET' || req.method === 'HEAD'))
+        return await jwks.handle(req);
       if (path === options.jsonRpcPath && req.method === 'POST')
         return await handleJsonRpc(req, url, handler, options, logger);
       const route = matchRestRoute(req.method, path);
