@@ -4,8 +4,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
-/** The SHA-256 digest of a token. */
-export function tokenDigest(token: string): Buffer {
+/** The SHA-256 digest of a token (typed as bytes: the public types name no node type, ADR 0060). */
+export function tokenDigest(token: string): Uint8Array {
   return createHash('sha256').update(token, 'utf8').digest();
 }
 
@@ -14,17 +14,22 @@ export function tokenDigest(token: string): Buffer {
  * token gets when none is configured, safe in logs and task listings. 32 bits say which token, not what it is.
  */
 export function tokenPrincipalName(token: string): string {
-  return `token:${tokenDigest(token).toString('hex').slice(0, 8)}`;
+  return digestPrincipalName(tokenDigest(token));
+}
+
+/** The principal name of a token known only by its digest (see `tokenPrincipalName`). */
+export function digestPrincipalName(digest: Uint8Array): string {
+  return `token:${Buffer.from(digest).toString('hex').slice(0, 8)}`;
 }
 
 /** A list of digests with what each grants; `find` compares against every entry, without an early exit. */
 export class DigestTable<T> {
-  readonly #entries: { readonly digest: Buffer; readonly value: T }[] = [];
+  readonly #entries: { readonly digest: Uint8Array; readonly value: T }[] = [];
 
   /** Adds a digest (32 bytes); a digest already present is refused, so no token maps to two grants. */
-  add(digest: Buffer, value: T, what: string): void {
+  add(digest: Uint8Array, value: T, what: string): void {
     if (digest.length !== 32) throw new RangeError(`${what}: a SHA-256 digest is 32 bytes`);
-    if (this.#entries.some((e) => e.digest.equals(digest)))
+    if (this.#entries.some((e) => timingSafeEqual(e.digest, digest)))
       throw new RangeError(`${what}: the same token is listed twice`);
     this.#entries.push({ digest, value });
   }
@@ -47,7 +52,7 @@ export class DigestTable<T> {
 }
 
 /** A digest given as 64 hex digits (a configuration that holds no token in clear). */
-export function digestFromHex(hex: string, what: string): Buffer {
+export function digestFromHex(hex: string, what: string): Uint8Array {
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) throw new RangeError(`${what}: tokenSha256 must be 64 hex digits`);
   return Buffer.from(hex, 'hex');
 }

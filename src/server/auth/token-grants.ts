@@ -4,7 +4,7 @@
  */
 import type { Identity } from './authenticator.js';
 import { tenantGrantOf } from './tenant-grant.js';
-import { DigestTable, digestFromHex, tokenDigest } from './token-digest.js';
+import { DigestTable, digestFromHex, digestPrincipalName, tokenDigest } from './token-digest.js';
 
 /** One token and what it grants. Give the token itself, or only its SHA-256 (`tokenSha256`, hex). */
 export interface TokenGrant {
@@ -25,7 +25,7 @@ export function grantTable(grants: readonly TokenGrant[], what: string): DigestT
   grants.forEach((g: TokenGrant, i) => {
     const where = `${what}[${i}]`;
     const digest = digestOf(g, where);
-    const principal = g.principal ?? `token:${digest.toString('hex').slice(0, 8)}`;
+    const principal = g.principal ?? digestPrincipalName(digest);
     if (typeof principal !== 'string' || principal === '')
       throw new RangeError(`${where}: principal must be a non-empty string`);
     table.add(digest, Object.freeze({ principal, tenants: tenantGrantOf(g.tenants, where) }), where);
@@ -33,7 +33,7 @@ export function grantTable(grants: readonly TokenGrant[], what: string): DigestT
   return table;
 }
 
-function digestOf(g: TokenGrant, where: string): Buffer {
+function digestOf(g: TokenGrant, where: string): Uint8Array {
   if (g.token !== undefined && g.tokenSha256 !== undefined)
     throw new RangeError(`${where}: give token or tokenSha256, not both`);
   if (g.tokenSha256 !== undefined) return digestFromHex(g.tokenSha256, where);

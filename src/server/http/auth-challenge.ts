@@ -9,7 +9,10 @@ import type { ResolvedHttpOptions } from './http-options.js';
 const NONE: Readonly<Record<string, string>> = Object.freeze({});
 
 /** The headers an error answer adds: the challenge, when it refuses a credential and the scheme is known. */
-export function authChallengeHeaders(err: A2AError, options: ResolvedHttpOptions): Readonly<Record<string, string>> {
+export function authChallengeHeaders(
+  err: A2AError,
+  options: ResolvedHttpOptions,
+): Readonly<Record<string, string>> {
   if (err.httpStatus !== 401) return NONE;
   const challenge = challengeOf(options.auth);
   return challenge === undefined ? NONE : { 'WWW-Authenticate': challenge };
