@@ -50,6 +50,37 @@ describe.skipIf(!cliBuilt)('a2a-once serve, started by hand', () => {
     }
   }, 20_000);
 
+  it('answers a body that is not JSON with 400 by default and 415 with --refused-content-type-status 415', async () => {
+    for (const [flags, status] of [
+      [[], 400],
+      [['--refused-content-type-status', '415'], 415],
+    ] as const) {
+      const serve = await startServe(['--agent', 'tck', '--store', 'memory', '--port', '0', ...flags], dir);
+      try {
+        const res = await fetch(`${serve.url}/message:send`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', 'a2a-version': '1.0' },
+          body: 'hello',
+        });
+        expect(res.status).toBe(status);
+        const body = (await res.json()) as { error?: { details?: { reason?: string }[] } };
+        expect(body.error?.details?.some((d) => d.reason === 'CONTENT_TYPE_NOT_SUPPORTED')).toBe(true);
+      } finally {
+        await serve.stop();
+      }
+    }
+    const bad = await serveBriefly([
+      '--store',
+      'memory',
+      '--port',
+      '0',
+      '--refused-content-type-status',
+      '418',
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/refused-content-type-status/);
+  }, 40_000);
+
   it(`listens on port ${DEFAULT_PORT} without --port (or says that port is taken)`, async () => {
     const r = await serveBriefly(['--store', 'memory']);
     const listening = r.stdout.includes(`a2a-once listening on http://127.0.0.1:${DEFAULT_PORT}`);

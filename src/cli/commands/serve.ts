@@ -7,7 +7,8 @@
  *                  [--abandon-after 30d] [--lease 30s] [--webhook-secret whsec_...] [--allow-private-webhooks]
  *                  [--max-delegation-depth 8] [--delegation-budget 1h|off] [--effects-log FILE] [--delay-ms N]
  *                  [--auth-token TOKEN]... [--auth-tokens-file FILE] [--jwks URL --issuer I --audience A]
- *                  [--principal-claim sub] [--tenants-claim tenants] [--no-auth] [--verbose]
+ *                  [--principal-claim sub] [--tenants-claim tenants] [--no-auth] [--sign-card KEY_FILE]
+ *                  [--refused-content-type-status 400|415] [--verbose]
  *
  * Who may call (ADR 0078): bearer tokens (`--auth-token`, `--auth-tokens-file`) and JWTs (`--jwks`). Without any,
  * it listens only on a loopback host, unless `--no-auth` says to serve anyone, which it then repeats on stderr.
@@ -90,6 +91,7 @@ interface ServeFlags extends ServeAuthFlags {
   delegationBudget: string;
   effectsLog?: string;
   delayMs: string;
+  refusedContentTypeStatus: string;
   verbose?: boolean;
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
@@ -179,6 +181,11 @@ const VALUE_OPTIONS: readonly (readonly [string, string, string])[] = [
     formatDuration(DEFAULT_DELEGATION_BUDGET_MS),
   ],
   ['--delay-ms <n>', 'how long the slow agent works, in ms', '500'],
+  [
+    '--refused-content-type-status <status>',
+    'HTTP status of a body that is not JSON: 400 (A2A v1.0.1) or 415 (v1.0.0, its conformance suite)',
+    '400',
+  ],
 ];
 
 /** Runs `serve`; resolves with the exit code after shutdown. */
@@ -231,6 +238,11 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   // Every value is checked before anything opens, so a typo costs no store connection.
   const agentName: AgentName = choiceOption('agent', o.agent, AGENT_NAMES);
   const expiredKeys = choiceOption('expired-keys', o.expiredKeys, ['refuse', 'treat-as-new'] as const);
+  // ADR 0058: the v1.0.1 error table by default; 415 for a v1.0.0 client or conformance suite.
+  const refusedContentTypeStatus =
+    choiceOption('refused-content-type-status', o.refusedContentTypeStatus, ['400', '415'] as const) === '415'
+      ? 415
+      : 400;
   const port = portOption(o.port);
   const keyTtlMs = durationOption('key-ttl', o.keyTtl, 1);
   const tombstoneTtlMs = durationOption('tombstone-ttl', o.tombstoneTtl);
@@ -295,7 +307,10 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       delegation,
       ...(cardSigning ? { cardSigning } : {}),
       logger: jsonLineLogger(o.verbose === true),
-      ...(auth.authenticator ? { http: { authenticate: auth.authenticator } } : {}),
+      http: {
+        refusedContentTypeStatus,
+        ...(auth.authenticator ? { authenticate: auth.authenticator } : {}),
+      },
     });
   } catch (err) {
     await store.close();
