@@ -70,7 +70,11 @@ export async function* runStream(
   const endOfSend = async (failure: unknown): Promise<unknown> => {
     if (plan === undefined) return failure;
     if (!settled) return concludeFailure(ctx, plan, failure, state, view.taskId);
-    if (failureKindOf(failure) === 'definite') return failure;
+    // The peer's own definite answer (an error event) stands, and so does a conclusion already drawn.
+    if (failure instanceof OutcomeUnknownError) return failure;
+    if (failure instanceof A2AError && failureKindOf(failure) === 'definite') return failure;
+    // Anything else (a cut, a timeout, an event too large to read, the caller's abort) says nothing about how the
+    // task that ran ends.
     return new OutcomeUnknownError({
       messageId: plan.message.messageId,
       key: plan.key,

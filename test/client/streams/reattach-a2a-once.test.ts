@@ -31,6 +31,14 @@ const held: (() => void)[] = [];
 
 const repeatingAgent: AgentExecutor = {
   async execute(ctx: AgentContext): Promise<void> {
+    if (ctx.userText === 'big') {
+      await ctx.working();
+      await ctx.flush();
+      await sleep(30);
+      await ctx.artifact({ artifactId: 'out', parts: [{ text: 'y'.repeat(300_000) }] });
+      await ctx.complete();
+      return;
+    }
     if (ctx.userText === 'hold') {
       await ctx.working();
       await new Promise<void>((resolve) => held.push(resolve));
@@ -205,3 +213,38 @@ describe.each([
     for (const release of held.splice(0)) release();
   });
 });
+
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)(
+  'a stream over %s with an event past the read limit',
+  (binding) => {
+    it('ends with OutcomeUnknownError naming the task once the task was named (the send ran)', async () => {
+      const c = client(binding, 'auto', 3);
+      const messageId = `big-${mintKey()}`;
+      const shown: StreamResponse[] = [];
+      const err = await (async () => {
+        for await (const ev of c.sendStream(
+          { messageId, role: 'ROLE_USER', parts: [{ text: 'big' }] },
+          { maxResponseBytes: 64 * 1024 },
+        ))
+          shown.push(ev);
+      })().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(OutcomeUnknownError);
+      const taskId = 'task' in shown[0]! ? shown[0].task.id : undefined;
+      expect((err as OutcomeUnknownError).taskId).toBe(taskId);
+      expect((err as OutcomeUnknownError).cause).toMatchObject({ name: 'SseEventTooLargeError' });
+      // The task ran to its end; a read with a larger limit gets it.
+      await until(async () => (await c.getTask(taskId!)).status.state === 'TASK_STATE_COMPLETED');
+    });
+  },
+);
+
+async function until(f: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await f())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await sleep(20);
+  }
+}
