@@ -6,21 +6,10 @@
  */
 import { createPublicKey, type KeyObject as NodeKeyObject } from 'node:crypto';
 import { exportJWK, importJWK, type CryptoKey, type JWK, type KeyObject } from 'jose';
+import { ASYMMETRIC_JWS_ALGORITHMS } from '../protocol/jws-algorithms.js';
 
-/** The JWS algorithms a card may be signed with (RFC 7518 asymmetric ones, and RFC 8037's EdDSA). */
-export const CARD_SIGNING_ALGORITHMS = [
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-] as const;
+/** The JWS algorithms a card may be signed with (the asymmetric ones: strangers verify a card). */
+export const CARD_SIGNING_ALGORITHMS = ASYMMETRIC_JWS_ALGORITHMS;
 
 /** A key to sign with: a private JWK carrying `kid`, or a private `KeyObject` with its `kid` and `alg`. */
 export type CardSigningKey =

@@ -8,6 +8,7 @@
 import type { AttemptSignal } from './transport.js';
 import { SseParser } from './sse-parser.js';
 import type { SseEvent } from './sse-parser.js';
+import { readChunk } from './bounded-body.js';
 import { TransportError } from './transport-error.js';
 
 /** Yields the events of an SSE body until it ends. */
@@ -21,16 +22,12 @@ export async function* sseEvents(
   const parser = new SseParser({ maxEventSize });
   try {
     for (;;) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        const translated = scope.translate(err);
-        if (translated !== err) throw translated;
-        throw new TransportError('ambiguous', 'STREAM_CUT', 'the stream was cut before its end', {
-          cause: err,
-        });
-      }
+      const chunk = await readChunk(
+        reader,
+        scope,
+        (err) =>
+          new TransportError('ambiguous', 'STREAM_CUT', 'the stream was cut before its end', { cause: err }),
+      );
       if (chunk.done) {
         for (const ev of parser.push(decoder.decode())) yield ev;
         parser.end();

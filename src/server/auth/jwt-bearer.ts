@@ -22,23 +22,12 @@ import {
   type Authenticator,
   type Recognition,
 } from './authenticator.js';
+import { ASYMMETRIC_JWS_ALGORITHMS } from '../../protocol/jws-algorithms.js';
 import { authorizationCredentials, looksLikeJws } from './credentials.js';
 import { tenantGrantOf } from './tenant-grant.js';
 
 /** Asymmetric algorithms accepted by default: never `none`, never an HMAC (no shared secret is configured). */
-export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze([
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-]);
+export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze([...ASYMMETRIC_JWS_ALGORITHMS]);
 
 /** Options of `jwtBearer`. Exactly one of `jwksUrl` and `keys`. */
 export interface JwtBearerOptions {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { A2AMethod } from '../../../src/protocol/constants.js';
+import { METHODS as ALL_METHODS, type A2AMethod } from '../../../src/protocol/constants.js';
 import { anyOf, apiKeys, bearerTokens, createA2AServer, jwtBearer } from '../../../src/server/index.js';
 import type { LogFields, ServerLogger } from '../../../src/server/observability/logger.js';
 import { serveNode } from '../../../src/server/node/index.js';
@@ -15,19 +15,7 @@ import { call, countedAgent, countingStore, message, writesIn, type Binding } fr
 const GOOD = 'good-token-abcdef-0123';
 const KEY = 'good-api-key-zyxw-987';
 
-const METHODS: A2AMethod[] = [
-  'SendMessage',
-  'SendStreamingMessage',
-  'GetTask',
-  'ListTasks',
-  'CancelTask',
-  'SubscribeToTask',
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig',
-  'GetExtendedAgentCard',
-];
+const METHODS: readonly A2AMethod[] = ALL_METHODS;
 
 function paramsFor(method: A2AMethod, tenant: string, key: string) {
   const t = tenant === '' ? {} : { tenant };
