@@ -1,8 +1,8 @@
 /**
  * Another principal's task answers exactly like a task that does not exist (A2A §7: MUST scope Get, Cancel,
  * Subscribe, List and push-config operations; not found and forbidden look the same), on both bindings, the SSE
- * paths too, on the memory and SQLite stores, checked rather than assumed: same status, same body, and the same
- * store reads for either case. A keyed send with another principal's key text claims a task of its own.
+ * paths too, on the memory, SQLite and PostgreSQL stores, checked rather than assumed: same status, same body,
+ * and the same store reads for either case. A keyed send with another principal's key text claims a task of its own.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,9 @@ import type { A2AMethod } from '../../../src/protocol/constants.js';
 import type { JsonObject } from '../../../src/protocol/model.js';
 import { bearerTokens } from '../../../src/server/index.js';
 import { openStore } from '../../../src/store/open-store.js';
+import { PostgresTaskStore } from '../../../src/store/postgres/index.js';
+import type { TaskStore } from '../../../src/store/task-store.js';
+import { freshSchema, pgBackend } from '../../store-contract/pg-backend.js';
 import {
   bearer,
   call,
@@ -31,13 +34,35 @@ const BOB = bearer('bob-secret-token-22');
 const dir = mkdtempSync(join(tmpdir(), 'a2a-once-isolation-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe.each(['memory', 'sqlite'])('on the %s store', (kind) => {
+/** A fresh real store of `kind`, and what removes it after the server closed it. */
+async function freshStore(kind: string): Promise<{ store: TaskStore; drop: () => Promise<void> }> {
+  if (kind !== 'postgres') {
+    const store = await openStore(kind === 'memory' ? 'memory' : `sqlite:${join(dir, `${randomUUID()}.db`)}`);
+    await (store as { migrate?: () => Promise<unknown> }).migrate?.();
+    return { store, drop: () => Promise.resolve() };
+  }
+  const backend = await pgBackend();
+  const schema = freshSchema();
+  const store = new PostgresTaskStore({ pool: backend.pool(), schema, pollIntervalMs: 10 });
+  await store.migrate();
+  return {
+    store,
+    async drop() {
+      await backend.pool().query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await backend.end();
+    },
+  };
+}
+
+describe.each(['memory', 'sqlite', 'postgres'])('on the %s store', (kind) => {
   let s: AuthServer;
   let counted: ReturnType<typeof countingStore>;
   let agent: ReturnType<typeof countedAgent>;
+  let drop: () => Promise<void>;
   beforeAll(async () => {
-    const inner = await openStore(kind === 'memory' ? 'memory' : `sqlite:${join(dir, `${randomUUID()}.db`)}`);
-    await (inner as { migrate?: () => Promise<unknown> }).migrate?.();
+    const fresh = await freshStore(kind);
+    const inner = fresh.store;
+    drop = fresh.drop;
     counted = countingStore(inner);
     agent = countedAgent();
     s = await startAuthServer(
@@ -52,7 +77,10 @@ describe.each(['memory', 'sqlite'])('on the %s store', (kind) => {
       { store: counted.store, agent: agent.agent, recovery: false },
     );
   });
-  afterAll(() => s.close());
+  afterAll(async () => {
+    await s.close();
+    await drop();
+  });
 
   describe.each(['jsonrpc', 'rest'] as Binding[])('over %s', (binding) => {
     for (const tenant of ['', 'acme']) {
