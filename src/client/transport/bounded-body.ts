@@ -10,27 +10,11 @@
  * repeat. (The classification is passed in rather than imported, so this file stays a leaf of `transport/`.)
  */
 import type { AttemptSignal } from './transport.js';
+import { readChunk } from './read-chunk.js';
 import { TransportError } from './transport-error.js';
 
 /** The default limit on one answer, one card and one SSE event: 8 MiB (twice the server's 4 MiB request limit). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-
-/**
- * The next chunk of a body. A read that fails is the caller's abort or attempt timeout when the scope says so,
- * and otherwise `failure(err)`: the answer started, so what did not arrive is ambiguous (docs/semantics.md §7).
- */
-export async function readChunk(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  scope: AttemptSignal,
-  failure: (err: unknown) => TransportError,
-): Promise<ReadableStreamReadResult<Uint8Array>> {
-  try {
-    return await reader.read();
-  } catch (err) {
-    const translated = scope.translate(err);
-    throw translated !== err ? translated : failure(err);
-  }
-}
 
 /** What an HTTP status means by itself, when it does (`statusFailure`). */
 export type StatusFailure = (res: Response) => TransportError | undefined;

@@ -8,7 +8,7 @@
 import type { AttemptSignal } from './transport.js';
 import { SseParser } from './sse-parser.js';
 import type { SseEvent } from './sse-parser.js';
-import { readChunk } from './bounded-body.js';
+import { readChunk } from './read-chunk.js';
 import { TransportError } from './transport-error.js';
 
 /** Yields the events of an SSE body until it ends. */
