@@ -40,6 +40,8 @@ import { planSend, recordIntent } from './sends/send-plan.js';
 import type { SendContext } from './sends/send-flow.js';
 import { runStream } from './streams/stream-flow.js';
 import { CONSOLE_LOGGER } from './sends/client-logger.js';
+import { ClientCredentials } from './credentials/client-credentials.js';
+import { placementOf } from './credentials/credential-placement.js';
 
 /** A bare endpoint: no card, so the binding (default JSONRPC) and tenant are stated by hand. */
 export interface EndpointOptions extends A2AClientOptions {
@@ -91,6 +93,10 @@ export class A2AClient {
         DEFAULT_MAX_RESPONSE_BYTES,
         1,
       ),
+      credentials:
+        options.credentials === undefined
+          ? undefined
+          : new ClientCredentials(options.credentials, placementOf(card)),
     });
     this.ctx = {
       conn: this.conn,
@@ -115,6 +121,7 @@ export class A2AClient {
     const card = await fetchAgentCard(cardUrl, {
       ...(capture.fetch ? { fetch: capture.fetch } : {}),
       ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.credentials !== undefined ? { credentials: options.credentials } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),

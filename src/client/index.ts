@@ -2,7 +2,8 @@
  * `a2a-once/client`: an A2A v1.0 client whose sends run once (docs/semantics.md §7). Failures are classified (not
  * sent, refused up front, ambiguous); reads are retried; a keyed send is resent after an ambiguous failure only
  * to a peer that honours keys, and otherwise ends in `OutcomeUnknownError`; streams re-attach after a cut
- * without showing an update twice; optional durable intent survives the client's own restart.
+ * without showing an update twice; optional durable intent survives the client's own restart; credentials (fixed,
+ * a provider, OAuth 2 client credentials) are placed as the card says and refreshed once after a 401.
  */
 export { A2AClient } from './client.js';
 export type { CardCallOptions, EndpointOptions } from './client.js';
@@ -51,6 +52,14 @@ export type { SqliteDatabaseLike, SqliteStatementLike } from './intents/sqlite-i
 export type { RecoverOptions, RecoveryResult } from './sends/recovery.js';
 export type { ClientLogger, LogFields } from './sends/client-logger.js';
 export type { FetchLike } from './transport/transport.js';
+export type {
+  Credential,
+  CredentialProvider,
+  CredentialRequest,
+  CredentialsOption,
+} from './credentials/credential.js';
+export { oauth2ClientCredentials } from './credentials/oauth2-client-credentials.js';
+export type { OAuth2ClientCredentialsOptions } from './credentials/oauth2-client-credentials.js';
 export { describeError, describeStreamEvent, describeTask } from './describe.js';
 export {
   Delegation,

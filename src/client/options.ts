@@ -6,13 +6,22 @@ import type { FetchLike } from './transport/transport.js';
 import type { IntentStore } from './intents/intent-store.js';
 import type { RetryOptions } from './retry/retry-policy.js';
 import type { ClientLogger } from './sends/client-logger.js';
+import type { CredentialsOption } from './credentials/credential.js';
 
 /** Options of a client. */
 export interface A2AClientOptions {
   /** `fetch` to use (default: the global one). */
   readonly fetch?: FetchLike;
-  /** Headers sent on every request (credentials, for instance). */
+  /** Headers sent on every request. For a credential prefer `credentials`, which a 401 can refresh. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Who the client is (A2A §7, ADR 0079): `{ bearer }`, `{ apiKey, header? }`, a scheme-agnostic `{ token }` sent
+   * the way the card's security schemes say, or a provider asked before each attempt (`oauth2ClientCredentials`
+   * makes one). After a 401 a provider is asked once more for a fresh credential and the call is resent with it;
+   * a second 401, a 401 to a fixed credential, and any 403 are final. `fromCardUrl` and `connect` send it with
+   * the card fetch too. Its header replaces a header of the same name in `headers`.
+   */
+  readonly credentials?: CredentialsOption;
   /** Extension URIs to activate on every request (`A2A-Extensions`, A2A v1.0). */
   readonly extensions?: readonly string[];
   /** Retry settings; `false` for a single attempt per call. */

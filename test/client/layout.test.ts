@@ -22,8 +22,9 @@ const CLIENT = join(SRC, 'client');
 /** Which folders each folder may import (ADR 0033). The top (`.`) may import any. */
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   transport: [],
+  credentials: ['transport'],
   retry: ['transport'],
-  connection: ['transport', 'retry'],
+  connection: ['transport', 'retry', 'credentials'],
   intents: [],
   sends: ['transport', 'retry', 'connection', 'intents'],
   streams: ['transport', 'retry', 'connection', 'intents', 'sends'],
@@ -120,6 +121,7 @@ describe('the public entry a2a-once/client', () => {
       'isSupportedVersion',
       'mayRetry',
       'messageIdForKey',
+      'oauth2ClientCredentials',
       'parseRetryAfter',
       'retryDelay',
       'selectInterfaces',

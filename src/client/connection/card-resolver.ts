@@ -7,7 +7,9 @@
  * The card is read up to `maxResponseBytes` (ADR 0069): a larger one is a definite `ClientError`
  * `RESPONSE_TOO_LARGE`, a configuration failure that no retry mends. Redirects are followed by hand, at most
  * `cardRedirects` of them and only within the card URL's origin (ADR 0070): the caller's headers, which may carry
- * credentials, never reach another origin, and another origin's card is never taken for this agent's.
+ * credentials, never reach another origin, and another origin's card is never taken for this agent's. With
+ * `credentials`, the card fetch carries them too (a `{ token }` as a bearer token: there is no card yet to say
+ * otherwise) and, like every call, resends once with a fresh credential after a 401 (ADR 0079).
  */
 import type { AgentCard } from '../../protocol/agent-card.js';
 import { AGENT_CARD_PATH, HEADER_VERSION, MEDIA_JSON, PROTOCOL_VERSION } from '../../protocol/constants.js';
@@ -32,6 +34,9 @@ import type { RetryOptions } from '../retry/retry-policy.js';
 import { fromRestError } from '../../protocol/error-wire.js';
 import { TransportError } from '../transport/transport-error.js';
 import { ClientError } from './client-error.js';
+import { ClientCredentials, withCredentialHeaders } from '../credentials/client-credentials.js';
+import type { CredentialsOption } from '../credentials/credential.js';
+import { placementOf } from '../credentials/credential-placement.js';
 
 /**
  * The card URL for what a user typed: a URL naming a `.json` document is used as is; anything else is a base
@@ -62,6 +67,8 @@ export interface FetchCardOptions {
   readonly maxResponseBytes?: number;
   /** Same-origin redirects followed, at most. Default 3; 0 follows none. Another origin's is never followed. */
   readonly cardRedirects?: number;
+  /** The credential (or its provider) sent with the card fetch (ADR 0079). */
+  readonly credentials?: CredentialsOption;
 }
 
 /** The default of `cardRedirects`. */
@@ -99,10 +106,20 @@ export async function fetchAgentCard(cardUrl: string, options: FetchCardOptions 
   const maxBytes = countOption('maxResponseBytes', options.maxResponseBytes, DEFAULT_MAX_RESPONSE_BYTES, 1);
   const redirects = countOption('cardRedirects', options.cardRedirects, DEFAULT_CARD_REDIRECTS);
   const headers = { ...options.headers, [HEADER_VERSION]: PROTOCOL_VERSION, Accept: MEDIA_JSON };
+  const credentials =
+    options.credentials === undefined
+      ? undefined
+      : new ClientCredentials(options.credentials, placementOf(undefined));
   const call = new CallScope({ signal: options.signal, timeoutMs: options.timeoutMs });
   return withRetry(
-    async (scope) => {
-      const { res, url } = await getFollowingSameOrigin(fetchImpl, cardUrl, headers, redirects, scope);
+    async (scope, credential) => {
+      const { res, url } = await getFollowingSameOrigin(
+        fetchImpl,
+        cardUrl,
+        withCredentialHeaders(headers, credential),
+        redirects,
+        scope,
+      );
       const text = await readCard(res, scope, maxBytes, url);
       const json = tryParseJson(text);
       const failure = statusFailure(res);
@@ -123,6 +140,7 @@ export async function fetchAgentCard(cardUrl: string, options: FetchCardOptions 
       safety: 'read',
       call,
       attemptTimeoutMs: options.attemptTimeoutMs ?? 10_000,
+      credentials: credentials?.forCall(),
     },
   );
 }

@@ -1,7 +1,8 @@
 /**
  * The client's link to one agent: the usable interfaces in order (moving to the next when one cannot be
  * reached, and for a keyed send only within its tenant: `interface-route.ts`), the headers every request carries
- * (`A2A-Version`, `A2A-Extensions`, A2A v1.0–§7), and one retried attempt loop per call.
+ * (`A2A-Version`, `A2A-Extensions`, A2A v1.0–§7, and the credential of each attempt, ADR 0079), and one retried
+ * attempt loop per call.
  */
 import { HEADER_EXTENSIONS, HEADER_VERSION, PROTOCOL_VERSION } from '../../protocol/constants.js';
 import type { JsonObject } from '../../protocol/model.js';
@@ -21,6 +22,8 @@ import type {
   UnaryOperation,
 } from '../transport/transport.js';
 import { TransportError } from '../transport/transport-error.js';
+import type { ClientCredentials } from '../credentials/client-credentials.js';
+import { withCredentialHeaders } from '../credentials/client-credentials.js';
 import { countOption } from './call-options.js';
 import type { CallOptions, Endpoint } from './call-options.js';
 import { InterfaceRoutes } from './interface-route.js';
@@ -37,6 +40,8 @@ export interface ConnectionConfig {
   readonly attemptTimeoutMs: number;
   /** The most one answer or SSE event may hold (ADR 0069). */
   readonly maxResponseBytes: number;
+  /** Who the client is, placed as the card says (ADR 0079); none: only `headers`. */
+  readonly credentials?: ClientCredentials | undefined;
 }
 
 /** What a send adds to a call: the extensions it activates, the retry state it reads afterwards, its tenant. */
@@ -107,9 +112,9 @@ export class Connection {
     const call = this.scope(opts);
     const route = this.routes.route(extras.pin);
     return withRetry(
-      (scope) => {
+      (scope, credential) => {
         const i = route.next();
-        return this.transports[i]!.call(op, params, this.context(i, scope, opts, extras));
+        return this.transports[i]!.call(op, params, this.context(i, scope, opts, extras, credential));
       },
       {
         retry: opts.retry === false ? resolveRetry(false) : this.retry,
@@ -117,6 +122,7 @@ export class Connection {
         call,
         attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
         onRetry: (err) => failover(err, route),
+        credentials: this.config.credentials?.forCall(),
         ...(extras.state ? { state: extras.state } : {}),
       },
     );
@@ -136,9 +142,13 @@ export class Connection {
   ): Promise<OpenedStream> {
     const route = this.routes.route(extras.pin);
     return withRetry(
-      async (scope) => {
+      async (scope, credential) => {
         const i = route.next();
-        const stream = await this.transports[i]!.openStream(op, params, this.context(i, scope, opts, extras));
+        const stream = await this.transports[i]!.openStream(
+          op,
+          params,
+          this.context(i, scope, opts, extras, credential),
+        );
         scope.clearAttemptTimeout();
         return { stream, scope };
       },
@@ -149,20 +159,25 @@ export class Connection {
         attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
         onRetry: (err) => failover(err, route),
         retainScope: true,
+        credentials: this.config.credentials?.forCall(),
         ...(extras.state ? { state: extras.state } : {}),
       },
     );
   }
 
-  private context(i: number, scope: AttemptScope, opts: CallOptions, extras: CallExtras): AttemptContext {
+  private context(
+    i: number,
+    scope: AttemptScope,
+    opts: CallOptions,
+    extras: CallExtras,
+    credential: Readonly<Record<string, string>>,
+  ): AttemptContext {
     const extensions = [
       ...new Set([...this.config.extensions, ...(opts.extensions ?? []), ...(extras.extensions ?? [])]),
     ];
-    const headers: Record<string, string> = {
-      ...this.config.headers,
-      ...opts.headers,
-      [HEADER_VERSION]: this.versions[i] ?? PROTOCOL_VERSION,
-    };
+    // The credential wins over a fixed header of the same name: it is what a 401 refreshes.
+    const headers = withCredentialHeaders({ ...this.config.headers, ...opts.headers }, credential);
+    headers[HEADER_VERSION] = this.versions[i] ?? PROTOCOL_VERSION;
     if (extensions.length > 0) headers[HEADER_EXTENSIONS] = extensions.join(',');
     return {
       scope,

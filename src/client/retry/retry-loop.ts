@@ -2,7 +2,9 @@
  * The retry loop of one call: attempt, classify, decide (retry-policy.ts), wait (backoff with full jitter, at
  * least `Retry-After`), within the attempt limit, the shared budget and the call's deadline. It also records
  * whether any attempt may have reached the peer, which turns a failed send into "outcome unknown"
- * (docs/semantics.md §7).
+ * (docs/semantics.md §7). With credentials, it asks for the headers of each attempt before the attempt starts
+ * (so the attempt timeout never takes a slow credential for a peer that may have run the call), and resends once,
+ * at once, with a fresh credential after a 401: the peer refused before running anything (ADR 0079).
  */
 import { A2AError } from '../../protocol/errors.js';
 import { DEFAULT_BACKOFF, retryDelay } from './backoff.js';
@@ -58,6 +60,52 @@ export interface RetryLoopOptions {
   readonly state?: RetryState;
   /** Keep the successful attempt's scope alive (a stream still reads under it); the caller disposes it. */
   readonly retainScope?: boolean;
+  /** The call's credentials: the headers of each attempt, and a fresh credential after a 401 (ADR 0079). */
+  readonly credentials?: AttemptCredentials | undefined;
+}
+
+/** What the loop asks of a call's credentials (`credentials/client-credentials.ts` gives them). */
+export interface AttemptCredentials {
+  /** Whether a refresh can bring another credential (a fixed one cannot, so its 401 is final at once). */
+  readonly refreshable: boolean;
+  /** The headers of the next attempt, `refresh` after a 401; `signal` fires on the caller's abort or deadline. */
+  headers(refresh: boolean, signal: AbortSignal): Promise<Readonly<Record<string, string>>>;
+}
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/**
+ * Whether the peer refused the credential: UNAUTHENTICATED, which a2a-once and the spec's error table answer with
+ * HTTP 401 ("the request has not been applied", RFC 9110 §15.5.2), raised before anything runs (ADR 0079).
+ */
+function credentialRefused(err: unknown): boolean {
+  return err instanceof A2AError && err.reason === 'UNAUTHENTICATED';
+}
+
+/**
+ * The headers of the next attempt, under the call's signal and deadline only. Nothing has been sent yet, so a
+ * deadline that passes here is `not-sent`, never the ambiguous timeout of an attempt.
+ */
+async function credentialHeadersOf(
+  credentials: AttemptCredentials,
+  refresh: boolean,
+  call: CallScope,
+): Promise<Readonly<Record<string, string>>> {
+  const scope = call.attempt(undefined);
+  try {
+    return await credentials.headers(refresh, scope.signal);
+  } catch (err) {
+    if (scope.abortCause === 'caller' && call.callerAborted) throw call.callerReason;
+    if (scope.abortCause === 'deadline')
+      throw new TransportError(
+        'not-sent',
+        'DEADLINE_EXCEEDED',
+        'the call deadline passed while the client was getting a credential; nothing was sent',
+      );
+    throw err;
+  } finally {
+    scope.dispose();
+  }
 }
 
 /**
@@ -65,23 +113,41 @@ export interface RetryLoopOptions {
  * carried an A2A error (a 503 with IdempotencyCapacity, say) surfaces as that error.
  */
 export async function withRetry<T>(
-  attempt: (scope: AttemptScope) => Promise<T>,
+  attempt: (scope: AttemptScope, credentialHeaders: Readonly<Record<string, string>>) => Promise<T>,
   o: RetryLoopOptions,
 ): Promise<T> {
   const state = o.state ?? { attempts: 0, mayHaveReached: false };
+  let refresh = false;
+  let refreshed = false;
   for (let retry = 0; ; retry++) {
     if (o.call.callerAborted) throw o.call.callerReason;
+    const headers =
+      o.credentials === undefined ? NO_HEADERS : await credentialHeadersOf(o.credentials, refresh, o.call);
+    refresh = false;
     const scope = o.call.attempt(o.attemptTimeoutMs);
     state.attempts++;
     let failure: unknown;
     try {
-      const result = await attempt(scope);
+      const result = await attempt(scope, headers);
       o.retry.budget.onSuccess();
       if (o.retainScope !== true) scope.dispose();
       return result;
     } catch (err) {
       failure = scope.translate(err);
       scope.dispose();
+    }
+    if (
+      o.credentials?.refreshable === true &&
+      !refreshed &&
+      !o.call.callerAborted &&
+      credentialRefused(failure)
+    ) {
+      // Nothing ran: resend at once with a fresh credential, once per call. Not a retry of a failure, so it
+      // waits for no backoff, spends no budget and counts against no attempt limit (ADR 0079).
+      refreshed = true;
+      refresh = true;
+      retry--;
+      continue;
     }
     const kind = failureKindOf(failure);
     if (kind === 'ambiguous' || o.call.callerAborted) state.mayHaveReached = true;

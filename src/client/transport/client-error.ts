@@ -1,8 +1,8 @@
 /**
  * Local errors of the client that are neither wire errors nor transport failures: a card with no interface we
  * can use, a card too large to read, a redirect the client will not follow, or a call the client refuses before
- * sending, such as a keyed send its outbox could not record (CONVENTIONS: local errors carry string codes). Each
- * is definite: it is never retried.
+ * sending, such as a keyed send its outbox could not record or a credential it could not get (CONVENTIONS: local
+ * errors carry string codes). Each is definite: it is never retried.
  */
 
 /** Why the client refused. */
@@ -15,7 +15,15 @@ export type ClientErrorCode =
   /** A card whose signature the client was told to require did not verify (ADR 0073). */
   | 'CARD_NOT_TRUSTED'
   /** The intent store failed to record a keyed send before its first attempt: nothing was sent (ADR 0068). */
-  | 'INTENT_NOT_RECORDED';
+  | 'INTENT_NOT_RECORDED'
+  /** A credential (given, or returned by a provider) that cannot be sent: wrong shape, empty, a control character (ADR 0079). */
+  | 'INVALID_CREDENTIAL'
+  /** The credential provider failed before the attempt: nothing was sent (ADR 0079). */
+  | 'CREDENTIAL_UNAVAILABLE'
+  /** The OAuth 2 token endpoint refused, failed or gave an unusable answer: nothing was sent (ADR 0080). */
+  | 'TOKEN_REQUEST_FAILED'
+  /** A scheme-agnostic `{ token }` for a card whose security schemes cannot carry one (ADR 0079). */
+  | 'NO_USABLE_SECURITY_SCHEME';
 
 /** What a ClientError can name besides its code. */
 export interface ClientErrorDetails {
