@@ -15,6 +15,7 @@ import { failureKindOf } from '../transport/failure-kind.js';
 import { mayAnswerDifferently, mayRetry, retryAfterMsOf } from './retry-policy.js';
 import type { CallSafety, RetryOptions } from './retry-policy.js';
 import { TransportError } from '../transport/transport-error.js';
+import { answeredStatusOf } from '../transport/answered-status.js';
 
 /** What the loop learnt about a call, for the caller's error reporting. */
 export interface RetryState {
@@ -75,11 +76,14 @@ export interface AttemptCredentials {
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /**
- * Whether the peer refused the credential: UNAUTHENTICATED, which a2a-once and the spec's error table answer with
- * HTTP 401 ("the request has not been applied", RFC 9110 §15.5.2), raised before anything runs (ADR 0079).
+ * Whether the peer refused the credential before running anything: UNAUTHENTICATED, which a2a-once and the
+ * spec's error table answer with HTTP 401 ("the request has not been applied", RFC 9110 §15.5.2), raised before
+ * anything runs (ADR 0079). For an unsafe call (an unkeyed send) only an answer that really came with HTTP 401
+ * counts: the same error in a JSON-RPC 200 envelope could follow work a resend would do again.
  */
-function credentialRefused(err: unknown): boolean {
-  return err instanceof A2AError && err.reason === 'UNAUTHENTICATED';
+function credentialRefused(err: unknown, safety: CallSafety): boolean {
+  if (!(err instanceof A2AError) || err.reason !== 'UNAUTHENTICATED') return false;
+  return safety !== 'unsafe' || answeredStatusOf(err) === 401;
 }
 
 /**
@@ -140,7 +144,7 @@ export async function withRetry<T>(
       o.credentials?.refreshable === true &&
       !refreshed &&
       !o.call.callerAborted &&
-      credentialRefused(failure)
+      credentialRefused(failure, o.safety)
     ) {
       // Nothing ran: resend at once with a fresh credential, once per call. Not a retry of a failure, so it
       // waits for no backoff, spends no budget and counts against no attempt limit (ADR 0079).

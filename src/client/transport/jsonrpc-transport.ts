@@ -12,6 +12,7 @@ import type { JsonObject } from '../../protocol/model.js';
 import { MEDIA_JSON, MEDIA_SSE } from '../../protocol/constants.js';
 import { readBoundedText } from './bounded-body.js';
 import { exchange, isEventStream, tryParseJson } from './http-exchange.js';
+import { answeredWith } from './answered-status.js';
 import { statusFailure } from './failure-kind.js';
 import { retryAfterOf, secondsOf } from './retry-after.js';
 import { isPlainRecord } from '../../protocol/schemas/lenient.js';
@@ -81,9 +82,9 @@ export class JsonRpcTransport implements Transport {
       rpcError === undefined ? undefined : fromJsonRpcError(rpcError, secondsOf(retryAfterOf(res)));
     const refused = statusFailure(res, a2aError);
     if (refused !== undefined) throw refused;
-    if (a2aError !== undefined) throw a2aError;
+    if (a2aError !== undefined) throw answeredWith(a2aError, res.status);
     if (isPlainRecord(json) && 'result' in json) return json.result;
-    if (res.status === 401) throw new UnauthenticatedError();
+    if (res.status === 401) throw answeredWith(new UnauthenticatedError(), 401);
     if (res.status >= 500 || res.ok) {
       // The peer (or something in front of it) failed without a JSON-RPC answer, or answered 2xx with a body that
       // is not one: it may have run the call (ADR 0068).

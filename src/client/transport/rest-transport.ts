@@ -7,6 +7,7 @@
  */
 import { ACCEPT_A2A_OR_JSON, MEDIA_A2A_JSON, MEDIA_SSE } from '../../protocol/constants.js';
 import { fromRestError } from '../../protocol/error-wire.js';
+import { answeredWith } from './answered-status.js';
 import type { JsonObject } from '../../protocol/model.js';
 import { readBoundedText } from './bounded-body.js';
 import { exchange, isEventStream, tryParseJson } from './http-exchange.js';
@@ -102,7 +103,7 @@ export class RestTransport implements Transport {
         httpStatus: res.status,
       });
     }
-    throw a2aError ?? fromRestError(res.status, undefined);
+    throw answeredWith(a2aError ?? fromRestError(res.status, undefined), res.status);
   }
 
   private async *events(res: Response, ctx: AttemptContext): AsyncGenerator<unknown> {
