@@ -11,11 +11,10 @@ import { DEFAULT_BACKOFF, retryDelay } from './backoff.js';
 import type { AttemptScope, CallScope } from '../transport/call-scope.js';
 import { RetryBudget } from './retry-budget.js';
 import type { RetryObserver } from './retry-event.js';
-import { failureKindOf } from '../transport/failure-kind.js';
+import { answeredStatusOf, failureKindOf } from '../transport/failure-kind.js';
 import { mayAnswerDifferently, mayRetry, retryAfterMsOf } from './retry-policy.js';
 import type { CallSafety, RetryOptions } from './retry-policy.js';
 import { TransportError } from '../transport/transport-error.js';
-import { answeredStatusOf } from '../transport/answered-status.js';
 
 /** What the loop learnt about a call, for the caller's error reporting. */
 export interface RetryState {

@@ -7,11 +7,10 @@
  */
 import { ACCEPT_A2A_OR_JSON, MEDIA_A2A_JSON, MEDIA_SSE } from '../../protocol/constants.js';
 import { fromRestError } from '../../protocol/error-wire.js';
-import { answeredWith } from './answered-status.js';
 import type { JsonObject } from '../../protocol/model.js';
 import { readBoundedText } from './bounded-body.js';
 import { exchange, isEventStream, tryParseJson } from './http-exchange.js';
-import { statusFailure } from './failure-kind.js';
+import { answeredWith, statusFailure } from './failure-kind.js';
 import { retryAfterOf, secondsOf } from './retry-after.js';
 import { restRoute } from './rest-routes.js';
 import { isPlainRecord } from '../../protocol/schemas/lenient.js';
