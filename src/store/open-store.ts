@@ -14,6 +14,7 @@ import {
   type PostgresConnectionLimits,
 } from './postgres/pg-connection-limits.js';
 import { StoreError } from './sql/store-error.js';
+import { checkStoreUrlParameters } from './postgres/store-url-parameters.js';
 import type { TaskStore } from './task-store.js';
 
 /** Options of `openStore`. */
@@ -92,6 +93,8 @@ export { postgresPoolConfig };
 
 async function openPostgres(url: string, options: OpenStoreOptions) {
   const parsed = new URL(url);
+  // Before anything opens: a misspelt parameter would otherwise be ignored, `?scheme=` migrating `public`.
+  checkStoreUrlParameters(parsed);
   const schema = parsed.searchParams.get('schema') ?? 'public';
   // `schema` is ours, not a libpq parameter: keep it away from pg's connection-string parser.
   parsed.searchParams.delete('schema');

@@ -79,6 +79,21 @@ describe('openStore', () => {
     });
   });
 
+  it('refuses a store URL parameter nobody reads, naming the one it is probably a typo of', async () => {
+    // pg ignores parameters it does not know: `?scheme=` opened and migrated `public` instead.
+    const typo = openStore('postgres://u@127.0.0.1:1/db?scheme=tenant_a');
+    await expect(typo).rejects.toMatchObject({ name: 'StoreError', code: 'BAD_STORE_URL' });
+    await expect(typo).rejects.toThrow(
+      "store URL parameter 'scheme' is not one a2a-once or the pg driver reads; did you mean 'schema'?",
+    );
+    await expect(openStore('postgres://u@127.0.0.1:1/db?statement_timout=5000')).rejects.toThrow(
+      "did you mean 'statement_timeout'?",
+    );
+    const unknown = openStore('postgres://u@127.0.0.1:1/db?zzz=1');
+    await expect(unknown).rejects.toMatchObject({ code: 'BAD_STORE_URL' });
+    await expect(unknown).rejects.toThrow('known: schema, ');
+  });
+
   it('hides passwords when describing a URL', () => {
     expect(describeStoreUrl('postgres://bob:s3cret@db.example:5432/app?schema=x')).toBe(
       'postgres://bob:***@db.example:5432/app?schema=x',
