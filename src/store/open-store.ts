@@ -55,20 +55,52 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
   } else if (text.startsWith('postgres://') || text.startsWith('postgresql://')) {
     store = await openPostgres(text, options);
   } else {
+    // A bare file name is the commonest slip: say the URL that opens it.
+    const hint = /^(\.{0,2}\/|[A-Za-z]:\\)|\.(db|sqlite3?)$/.test(text)
+      ? `; did you mean sqlite:${text}?`
+      : '';
     throw new StoreError(
       'BAD_STORE_URL',
-      `unknown store '${describeStoreUrl(text)}' (use memory, sqlite:PATH or postgres://USER@HOST/DB)`,
+      `unknown store '${describeStoreUrl(text)}' (use memory, sqlite:PATH or postgres://USER@HOST/DB?schema=NAME)${hint}`,
     );
   }
   if (options.migrate !== false) {
     try {
       await store.migrate();
     } catch (err) {
-      await store.close();
-      throw err;
+      await store.close().catch(() => undefined);
+      throw unreachable(text, err);
     }
   }
   return store;
+}
+
+/**
+ * A driver's failure to open the store, as a `StoreError` naming the store (its password hidden) and what to look
+ * at: `connect ECONNREFUSED 127.0.0.1:5432` alone does not say which of a process's stores it was. Our own
+ * refusals (`SCHEMA_TOO_NEW`, bad options) pass through as they are.
+ */
+function unreachable(url: string, err: unknown): unknown {
+  if (err instanceof StoreError) return err;
+  const code = (err as { code?: unknown } | null)?.code;
+  const hint =
+    code === 'ECONNREFUSED'
+      ? ': is the database running and listening there?'
+      : code === '28P01' || code === '28000'
+        ? ': check the user and password the URL gives'
+        : code === '3D000'
+          ? ': the database does not exist (create it, e.g. createdb)'
+          : code === 'SQLITE_CANTOPEN'
+            ? ': does the folder exist, and may this user write there?'
+            : '';
+  const what = err instanceof Error ? err.message : String(err);
+  return new StoreError(
+    'STORE_UNAVAILABLE',
+    `could not open the store ${describeStoreUrl(url)} (${what})${hint}`,
+    {
+      cause: err,
+    },
+  );
 }
 
 /** The file of a `sqlite:` URL: `sqlite:data/a2a.db`, `sqlite:///abs/a2a.db`, `sqlite::memory:`. */

@@ -94,6 +94,16 @@ describe('openStore', () => {
     await expect(unknown).rejects.toThrow('known: schema, ');
   });
 
+  it('says which URL opens a bare file name, and names an unreachable store with its password hidden', async () => {
+    await expect(openStore('./my.db')).rejects.toThrow('did you mean sqlite:./my.db?');
+    const down = openStore('postgres://app:hunter2@127.0.0.1:1/db?schema=s');
+    await expect(down).rejects.toMatchObject({ name: 'StoreError', code: 'STORE_UNAVAILABLE' });
+    await expect(down).rejects.toThrow(
+      'could not open the store postgres://app:***@127.0.0.1:1/db?schema=s (connect ECONNREFUSED 127.0.0.1:1): is the database running and listening there?',
+    );
+    await down.catch((err: Error) => expect(err.message).not.toContain('hunter2'));
+  });
+
   it('hides passwords when describing a URL', () => {
     expect(describeStoreUrl('postgres://bob:s3cret@db.example:5432/app?schema=x')).toBe(
       'postgres://bob:***@db.example:5432/app?schema=x',

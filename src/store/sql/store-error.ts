@@ -11,6 +11,8 @@ export type StoreErrorCode =
   | 'BAD_OPTIONS'
   /** A method was called with an argument it cannot honour (a lease of no time, a role with no name). */
   | 'BAD_ARGUMENT'
+  /** The store could not be opened: its database is not reachable, refuses the credentials, or does not exist. */
+  | 'STORE_UNAVAILABLE'
   /** The optional driver package (pg, better-sqlite3) is not installed. */
   | 'DRIVER_MISSING'
   /** The database was migrated by a newer a2a-once than this one. */
