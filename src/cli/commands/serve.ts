@@ -157,7 +157,11 @@ const VALUE_OPTIONS: readonly (readonly [string, string, string])[] = [
   ['--host <host>', 'interface to listen on', '127.0.0.1'],
   ['--port <port>', 'port to listen on, 0 for any free port', String(DEFAULT_PORT)],
   ['--agent <name>', `agent to serve: ${AGENT_NAMES.join(', ')}`, 'echo'],
-  ['--store <url>', 'task store: memory, sqlite:PATH or postgres://USER@HOST/DB', DEFAULT_STORE_URL],
+  [
+    '--store <url>',
+    'task store: memory, sqlite:PATH or postgres://USER@HOST/DB?schema=NAME',
+    DEFAULT_STORE_URL,
+  ],
   ['--key-ttl <duration>', 'how long an idempotency key is held (the card advertises it)', '24h'],
   ['--tombstone-ttl <duration>', 'how long an expired key still refuses a late retry', '7d'],
   [
