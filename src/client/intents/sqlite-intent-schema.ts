@@ -12,13 +12,18 @@ interface Column {
   readonly name: string;
 }
 
-interface FirstSchemaRow {
+/** The columns of an intent both schemas have, as better-sqlite3 returns them. */
+export interface IntentRow {
   key: string;
   message_id: string;
   target: string;
   request: string;
   streaming: number;
   created_at: number;
+}
+
+/** A row of the first schema, moved whole by the migration. */
+interface FirstSchemaRow extends IntentRow {
   settled_at: number | null;
   outcome: string | null;
 }

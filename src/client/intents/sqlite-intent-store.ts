@@ -11,19 +11,10 @@
 import type { IntentOutcome, IntentStore, SendIntent } from './intent-store.js';
 import { intentIdentityOf, tenantOf } from './intent-identity.js';
 import type { IntentIdentity } from './intent-identity.js';
-import { openIntentTable } from './sqlite-intent-schema.js';
+import { openIntentTable, type IntentRow } from './sqlite-intent-schema.js';
 import type { SqliteDatabaseLike, SqliteStatementLike } from './sqlite-database-like.js';
 
 export type { SqliteDatabaseLike, SqliteStatementLike } from './sqlite-database-like.js';
-
-interface Row {
-  key: string;
-  message_id: string;
-  target: string;
-  request: string;
-  streaming: number;
-  created_at: number;
-}
 
 /** Intents in a SQLite table (`a2a_once_client_intents` unless named). */
 export class SqliteIntentStore implements IntentStore {
@@ -77,7 +68,7 @@ export class SqliteIntentStore implements IntentStore {
 
   /** Pending intents, oldest first. */
   pending(target?: string): Promise<SendIntent[]> {
-    const rows = (target === undefined ? this.selectAll.all() : this.selectTarget.all(target)) as Row[];
+    const rows = (target === undefined ? this.selectAll.all() : this.selectTarget.all(target)) as IntentRow[];
     return Promise.resolve(
       rows.map((r) => ({
         key: r.key,
