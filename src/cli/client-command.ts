@@ -6,12 +6,38 @@
 import type { Command } from 'commander';
 import { A2AClient, OutcomeUnknownError, describeError } from '../client/index.js';
 import type { RetryEvent } from '../client/index.js';
+import { agentUrlProblem } from '../client/connection/agent-url.js';
+import { redactKeys } from '../idempotency/index.js';
 import { UsageError, choiceOption, durationOption } from './args.js';
 import type { CliIO } from './io.js';
 import { debugEnabled, subcommand } from './program.js';
 
 /** Exit code of a send whose outcome is unknown. */
 export const EXIT_OUTCOME_UNKNOWN = 3;
+
+/**
+ * Exit codes of a send whose task ended without success, so a script can tell what the agent did from what the
+ * call did (1, 2 and 3 are the call's own: failed, misused, unknown). Documented in docs/guides/configuration.md.
+ */
+export const EXIT_TASK_FAILED = 4;
+export const EXIT_TASK_CANCELED = 5;
+export const EXIT_TASK_REJECTED = 6;
+
+/** The exit code for a send whose task is in `state`: 0 unless it ended FAILED, CANCELED or REJECTED. */
+export function exitCodeOfState(state: string): number {
+  if (state === 'TASK_STATE_FAILED') return EXIT_TASK_FAILED;
+  if (state === 'TASK_STATE_CANCELED') return EXIT_TASK_CANCELED;
+  if (state === 'TASK_STATE_REJECTED') return EXIT_TASK_REJECTED;
+  return 0;
+}
+
+/**
+ * Prints an answer as one JSON line, its idempotency keys redacted (`redactKeys`): a task's history holds the
+ * keyed messages it was sent, and output that goes to a terminal, a pipe or a CI log is no place for them.
+ */
+export function printJson(io: CliIO, value: unknown): void {
+  io.out(JSON.stringify(redactKeys(value)));
+}
 
 /** The options every client command takes, as commander parsed them. */
 export interface ClientOptions {
@@ -44,6 +70,9 @@ export async function openClient(
   io: CliIO,
   command: string,
 ): Promise<A2AClient> {
+  // A URL without a scheme is the caller's typo, not a failed connection (exit 2, with the URL meant).
+  const problem = agentUrlProblem(url);
+  if (problem !== undefined) throw new UsageError(`<url>: ${problem}`);
   const timeoutMs = o.timeout === undefined ? undefined : durationOption('timeout', o.timeout, 1);
   const binding = o.binding === undefined ? undefined : choiceOption('binding', o.binding, BINDINGS);
   return A2AClient.connect(url, {

@@ -5,6 +5,7 @@
  * const client = await A2AClient.fromCardUrl('https://agent.example.com');
  * const result = await client.send('summarise the incident'); // keyed and safely retried if the card allows
  */
+import { checkAgentUrl } from './connection/agent-url.js';
 import type { AgentCard } from '../protocol/agent-card.js';
 import { BINDING_JSONRPC, PROTOCOL_VERSION } from '../protocol/constants.js';
 import type { SendMessageResponse, StreamResponse, Task } from '../protocol/model.js';
@@ -159,6 +160,7 @@ export class A2AClient {
 
   /** Builds a client for a bare endpoint (no card: keys are resent only if `peerHonoursKeys` is asserted). */
   static fromEndpoint(url: string, options: EndpointOptions = {}): A2AClient {
+    checkAgentUrl(url);
     const endpoint: Endpoint = {
       url,
       protocolBinding: options.binding ?? BINDING_JSONRPC,

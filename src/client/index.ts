@@ -10,6 +10,7 @@ export type { CardCallOptions, EndpointOptions } from './client.js';
 export type { A2AClientOptions } from './options.js';
 export type { CallOptions, Endpoint } from './connection/call-options.js';
 export type { MessageInput, SendOptions } from './sends/send-options.js';
+export type { AdmissionOutcome } from '../protocol/constants.js';
 export { toMessage } from './sends/send-options.js';
 export { messageIdForKey } from './sends/message-id.js';
 export { OutcomeUnknownError } from './sends/outcome-unknown-error.js';

@@ -18,3 +18,4 @@ export { declaresExtension } from './declares-extension.js';
 export { MAX_MINT_CLOCK_SKEW_MS, MIN_MINT_TIME_MS, mintKey, mintTimeOf } from './mint-key.js';
 export { canonicalJson, messageDigest } from './digest.js';
 export { keyHash } from './key-hash.js';
+export { redactKeys, redactedKey } from './redact-keys.js';

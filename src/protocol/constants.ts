@@ -31,6 +31,17 @@ export const HEADER_VERSION = 'A2A-Version';
 export const HEADER_EXTENSIONS = 'A2A-Extensions';
 
 /**
+ * How an a2a-once server admitted a send, on the answer to SendMessage and SendStreamingMessage (not an A2A
+ * header; other servers do not send it). `replayed`: the message's key (or its messageId, for a task) was already
+ * the server's, so the answer is that earlier send's task and the agent did not run again; `created`: a new task;
+ * `continued`: a new turn of an existing task (docs/semantics.md §2, ADR 0086).
+ */
+export const HEADER_ADMISSION = 'A2A-Once-Admission';
+
+/** The values of `A2A-Once-Admission`. */
+export type AdmissionOutcome = 'created' | 'continued' | 'replayed';
+
+/**
  * Media types. v1.0.0 named `application/json` for every binding; v1.0.1 made `application/a2a+json` the type of
  * the HTTP+JSON binding. Both travel, so both are read (ADR 0042).
  */

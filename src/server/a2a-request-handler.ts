@@ -196,6 +196,7 @@ export class A2ARequestHandler implements RequestHandler {
       await this.#checkWebhook(pushConfig.url);
     }
     const admission = await admitSend(this.#admission, params, ctx, pushConfig);
+    if (ctx.notes) ctx.notes.admission = admission.kind === 'replay' ? 'replayed' : admission.kind;
     if (pushConfig && admission.kind !== 'replay')
       this.push?.track(admission.scope, admission.record.task.id);
     if (admission.kind === 'replay') {

@@ -2,6 +2,7 @@
  * What the transport layer knows about a call and hands to the RequestHandler: tenant, principal, negotiated
  * version and extensions. Transport-agnostic, so JSON-RPC, REST (and later gRPC) build the same object.
  */
+import type { AdmissionOutcome } from '../protocol/constants.js';
 
 /** One call's context. */
 export interface CallContext {
@@ -20,6 +21,16 @@ export interface CallContext {
    * parent gave it (ADR 0039, ADR 0044).
    */
   readonly renewsDelegationLease?: boolean;
+  /**
+   * What the handler found out that the transport answers with: how a send was admitted, set once it is, for the
+   * `A2A-Once-Admission` header. Absent for calls made in code.
+   */
+  readonly notes?: CallNotes;
+}
+
+/** Filled in by the handler during a call, read by the transport when it answers. */
+export interface CallNotes {
+  admission?: AdmissionOutcome;
 }
 
 /** A context for calls made in code (tests, embedding) rather than over HTTP. */

@@ -60,6 +60,14 @@ export interface LapsedTask {
   readonly lease: TaskLease;
 }
 
+/** The running tasks whose lease has not lapsed yet, over every scope (`TaskStore.leaseCensus`). */
+export interface LeaseCensus {
+  /** SUBMITTED or WORKING tasks under a lease that has not lapsed. */
+  readonly held: number;
+  /** When the first of those leases lapses (epoch ms, the store's clock); absent when `held` is 0. */
+  readonly firstExpiresAt?: number;
+}
+
 /** An idempotency key as the store holds it (docs/semantics.md §2). */
 export interface KeyRecord {
   readonly key: string;

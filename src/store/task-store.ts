@@ -11,7 +11,7 @@
 import type { Message, StreamResponse, Task } from '../protocol/model.js';
 import type { TaskPushNotificationConfig } from '../protocol/requests.js';
 import type { TaskState } from '../protocol/task-state.js';
-import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from './records.js';
+import type { KeyRecord, LapsedTask, LeaseCensus, StepRecord, StoredEvent, StoredTask } from './records.js';
 import type { PushDelivery, PushDeliveryState, PushOutcome } from './push-delivery.js';
 import type { PurgeReport, RetentionPolicy } from './retention.js';
 import type { Scope } from './scope.js';
@@ -348,6 +348,14 @@ export interface TaskStore {
    * `commit` expecting its `fence` (so of racing recoverers exactly one wins).
    */
   findLapsedLeases(limit: number): Promise<LapsedTask[]>;
+
+  /**
+   * How many SUBMITTED or WORKING tasks, over every scope, hold a lease that has not lapsed as of the store's now,
+   * and when the first of them lapses. At a server's start-up these are tasks of another process: a sibling
+   * replica's, or a stopped predecessor's that recovery takes over once their lease ends. Optional: a store
+   * without it only makes the start-up report shorter.
+   */
+  leaseCensus?(): Promise<LeaseCensus>;
 
   /**
    * Records a durable step's result once per (task, name), atomically, under the fence: `recorded` if none

@@ -123,7 +123,28 @@ describe('usage errors: exit 2, one line saying what is wrong, then the usage li
     [
       'tasks',
       ['http://127.0.0.1:1', '--status', 'done'],
-      "a2a-once tasks: --status: unknown task state 'done'",
+      "a2a-once tasks: --status: unknown task state 'done'; the states are submitted, working, completed, " +
+        'failed, canceled, input-required, rejected, auth-required',
+    ],
+    [
+      'tasks',
+      ['http://127.0.0.1:1', '--status', 'unspecified'],
+      /^a2a-once tasks: --status: unknown task state 'unspecified'; the states are submitted/,
+    ],
+    [
+      'send',
+      ['localhost:8420', 'hi'],
+      'a2a-once send: <url>: "localhost:8420" has no scheme; did you mean http://localhost:8420?',
+    ],
+    [
+      'get',
+      ['127.0.0.1:8420', 't'],
+      'a2a-once get: <url>: "127.0.0.1:8420" has no scheme; did you mean http://127.0.0.1:8420?',
+    ],
+    [
+      'sweep',
+      ['--store', 'memory'],
+      /^a2a-once sweep: --store memory: a memory store lives inside the server that holds it/,
     ],
     ['migrate', [], 'a2a-once migrate: --store is required'],
     ['sweep', ['--store', 'memory', '--batch-size', '0'], /^a2a-once sweep: --batch-size must be/],

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageIdForKey } from '../../src/client/index.js';
+import { redactedKey } from '../../src/idempotency/index.js';
 import { run as send } from '../../src/cli/commands/send.js';
 import type { Task } from '../../src/protocol/model.js';
 import { FaultProxy, isCall } from '../client/harness/fault-proxy.js';
@@ -108,7 +109,9 @@ describe('a2a-once send --key auto', () => {
     const { key } = JSON.parse(io.errors[0]!) as { key: string };
     const sent = taskOf(io.lines[0]).history?.find((m) => m.role === 'ROLE_USER');
     expect(sent?.messageId).toBe(messageIdForKey(key));
-    expect(sent?.metadata?.['a2a-rust.com/idempotency-key']).toBe(key);
+    // The task's history carries the key only as its redacted hash: stdout is no place for it (ADR 0087).
+    expect(sent?.metadata?.['a2a-rust.com/idempotency-key']).toBe(redactedKey(key));
+    expect(io.lines.join('\n')).not.toContain(key);
   });
 });
 

@@ -6,7 +6,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteTaskStore } from '../../src/store/sqlite/index.js';
+import { makeTask } from '../store-contract/fixtures/tasks.js';
 import { DEFAULT_PORT } from '../../src/cli/commands/serve.js';
 import { CLI_PATH, cliBuilt, startServe } from '../processes/serve-process.js';
 import { until } from '../processes/lost-replica.js';
@@ -111,6 +114,42 @@ describe.skipIf(!cliBuilt)('a2a-once serve, started by hand', () => {
       expect(debug.stderr).toMatch(/^\s+at /m);
     } finally {
       await first.stop();
+    }
+  }, 30_000);
+
+  it('a port in use is found before the store is opened (nothing created, nothing recovered)', async () => {
+    const first = await startServe(['--store', 'memory'], dir);
+    try {
+      const port = new URL(first.url).port;
+      const db = join(dir, 'never-opened.db');
+      const r = await serveBriefly(['--store', `sqlite:${db}`, '--port', port]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`port ${port} on 127.0.0.1 is in use`);
+      expect(r.stderr).not.toContain('recovered');
+      expect(existsSync(db)).toBe(false);
+    } finally {
+      await first.stop();
+    }
+  }, 30_000);
+
+  it('start-up says how many tasks another process still leases, and when they are looked at again', async () => {
+    const db = join(dir, 'still-leased.db');
+    const other = new SqliteTaskStore({ path: db });
+    await other.migrate();
+    for (const id of ['held-1', 'held-2'])
+      await other.createTask(
+        { tenant: '', owner: '' },
+        { task: makeTask(id), lease: { owner: 'a-killed-process', ttlMs: 120_000 } },
+      );
+    await other.close();
+    const serve = await startServe(['--store', `sqlite:${db}`, '--port', '0', '--lease', '30s'], dir);
+    try {
+      await until(() => serve.stderr().includes('on start-up'));
+      expect(serve.stderr()).toMatch(
+        /a2a-once recovered 0 task\(s\) on start-up: 0 resumed, 0 failed; 2 task\(s\) still leased by another process \(a replica, or the run before this one\); the first lease lapses in (119|120) s \(recovery looks every 15 s\)/,
+      );
+    } finally {
+      await serve.stop();
     }
   }, 30_000);
 });

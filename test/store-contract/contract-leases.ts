@@ -184,6 +184,29 @@ export function leaseContract(make: MakeStore): void {
     });
   });
 
+  describe('leaseCensus', () => {
+    it('counts the running tasks of every scope whose lease still holds, and names the first to lapse', async () => {
+      const { store, clock } = h();
+      if (!store.leaseCensus) throw new Error('every bundled store takes a lease census');
+      expect(await store.leaseCensus()).toEqual({ held: 0 });
+      const start = clock.now();
+      await store.createTask(BOB, { task: makeTask('b1'), lease: { owner: 'w-b1', ttlMs: 3000 } });
+      await store.createTask(ALICE, { task: makeTask('a1'), lease: { owner: 'w-a1', ttlMs: 1000 } });
+      await store.createTask(OTHER_TENANT, { task: makeTask('o1'), lease: { owner: 'w-o1', ttlMs: 2000 } });
+      await store.createTask(ALICE, { task: makeTask('leaseless') });
+      await store.createTask(ALICE, { task: makeTask('done'), lease: { owner: 'w', ttlMs: 9000 } });
+      await store.createTask(ALICE, { task: makeTask('input'), lease: { owner: 'w', ttlMs: 9000 } });
+      await moveTo(store, 'done', 'TASK_STATE_COMPLETED');
+      await moveTo(store, 'input', 'TASK_STATE_INPUT_REQUIRED');
+      expect(await store.leaseCensus()).toEqual({ held: 3, firstExpiresAt: start + 1000 });
+      // A lease that reached its expiry instant has lapsed: recovery's to take, no longer held.
+      clock.set(start + 1000);
+      expect(await store.leaseCensus()).toEqual({ held: 2, firstExpiresAt: start + 2000 });
+      clock.set(start + 3000);
+      expect(await store.leaseCensus()).toEqual({ held: 0 });
+    });
+  });
+
   describe('findLapsedLeases', () => {
     it('lists running tasks of every scope whose lease lapsed at or before now, oldest lapse first', async () => {
       const { store, clock } = h();

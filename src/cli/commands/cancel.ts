@@ -3,7 +3,7 @@
  */
 import { describeTask } from '../../client/index.js';
 import type { CliIO } from '../io.js';
-import { clientCommand, openClient, reportFailure } from '../client-command.js';
+import { clientCommand, openClient, printJson, reportFailure } from '../client-command.js';
 import type { ClientOptions } from '../client-command.js';
 import { runCommand } from '../program.js';
 
@@ -17,7 +17,7 @@ export function run(args: string[], io: CliIO): Promise<number> {
     try {
       const client = await openClient(url, o, io, 'a2a-once cancel');
       const task = await client.cancelTask(taskId);
-      if (json) io.out(JSON.stringify(task));
+      if (json) printJson(io, task);
       else for (const line of describeTask(task)) io.out(line);
       return 0;
     } catch (err) {

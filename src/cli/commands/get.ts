@@ -4,7 +4,7 @@
 import { describeTask } from '../../client/index.js';
 import type { CliIO } from '../io.js';
 import { integerOption } from '../args.js';
-import { clientCommand, openClient, reportFailure } from '../client-command.js';
+import { clientCommand, openClient, printJson, reportFailure } from '../client-command.js';
 import type { ClientOptions } from '../client-command.js';
 import { runCommand } from '../program.js';
 
@@ -24,7 +24,7 @@ export function run(args: string[], io: CliIO): Promise<number> {
     try {
       const client = await openClient(url, o, io, 'a2a-once get');
       const task = await client.getTask(taskId, history === undefined ? {} : { historyLength: history });
-      if (json) io.out(JSON.stringify(task));
+      if (json) printJson(io, task);
       else for (const line of describeTask(task)) io.out(line);
       return 0;
     } catch (err) {

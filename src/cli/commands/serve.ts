@@ -44,7 +44,7 @@ import { createAgent, EffectsLog, AGENT_NAMES } from '../agents/index.js';
 import type { AgentName } from '../agents/index.js';
 import { createA2AServer } from '../../server/create-server.js';
 import type { A2AServer } from '../../server/create-server.js';
-import type { RecoveryReport } from '../../server/recovery/task-recovery.js';
+import type { StartupRecoveryReport } from '../../server/recovery/recovery-schedule.js';
 import { MIN_LEASE_MS } from '../../server/runner/turn-lease.js';
 import { jsonLineLogger } from '../../server/observability/logger.js';
 import { serveNode } from '../../server/node/index.js';
@@ -67,6 +67,7 @@ import { runCommand, subcommand, textOption } from '../program.js';
 import { badStoreUrl, sqliteFileOf } from '../store-file.js';
 import { collect, serveAuth, type ServeAuthFlags } from '../serve-auth.js';
 import { readCardSigningKeys } from '../card-signing-key-file.js';
+import { checkCanListen } from '../port-check.js';
 
 /** Default embedded store of `serve`. */
 export const DEFAULT_STORE_URL = 'sqlite:./a2a-once.db';
@@ -113,10 +114,31 @@ function checkWebhookSecret(secret: string): void {
   }
 }
 
-/** The start-up recovery line. */
-export function recoveryLine(r: RecoveryReport): string {
+/** `27 s`, `1.5 min`: a wait as a person reads it. */
+function waitText(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  return `${(ms / 60_000).toFixed(1)} min`;
+}
+
+/**
+ * The start-up recovery line: what was taken over, then what could not be yet. A task whose lease has not lapsed
+ * belongs to another process (a replica, or the one this run replaces, killed moments ago); the line says when
+ * the first such lease lapses and how often recovery looks, so a user who restarted a crashed server knows when
+ * its tasks come back.
+ */
+export function recoveryLine(r: StartupRecoveryReport, intervalMs?: number): string {
   const n = r.resumed + r.failed;
-  return `a2a-once recovered ${n} task(s) on start-up: ${r.resumed} resumed, ${r.failed} failed`;
+  const done = `a2a-once recovered ${n} task(s) on start-up: ${r.resumed} resumed, ${r.failed} failed`;
+  const held = r.stillLeased;
+  if (held === undefined || held.held === 0) return done;
+  const first =
+    held.firstLapseInMs === undefined ? '' : `; the first lease lapses in ${waitText(held.firstLapseInMs)}`;
+  const every = intervalMs === undefined ? '' : ` (recovery looks every ${waitText(intervalMs)})`;
+  return (
+    `${done}; ${held.held} task(s) still leased by another process (a replica, or the run before this one)` +
+    `${first}${every}`
+  );
 }
 
 /** What a failed listen means, in words a user can act on. */
@@ -286,6 +308,10 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
 
   const cardSigning = o.signCard !== undefined ? { keys: readCardSigningKeys(o.signCard) } : undefined;
 
+  // The port before the store: recovery must not take over a store's tasks for a server that cannot listen.
+  await checkCanListen(o.host, port).catch((err: unknown) => {
+    throw listenFailure(err, o.host, port);
+  });
   const store = await openStore(o.store, { tombstoneTtlMs }).catch((err: unknown) => {
     throw badStoreUrl(err);
   });
@@ -323,7 +349,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   let handle;
   try {
     // Before listening: what the previous run left behind is settled (or running again) by the time we serve.
-    if (server.recovery) io.err(recoveryLine(await server.recovery.startup));
+    if (server.recovery) io.err(recoveryLine(await server.recovery.startup, server.recovery.intervalMs));
     // GetTask calls carrying a delegation renewal keep leased child tasks alive (ADR 0039).
     handle = await serveNode(server.fetch, { host: o.host, port }).catch((err: unknown) => {
       throw listenFailure(err, o.host, port);

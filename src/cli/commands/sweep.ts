@@ -83,6 +83,14 @@ export function run(args: string[], io: CliIO): Promise<number> {
     if (o.store === undefined) throw new UsageError('--store is required');
     const url = o.store;
     const policy = policyOf(o);
+    // A memory store opened here is a new, empty one, not the one a running server holds: sweeping it would
+    // report a clean store and change nothing (the server's own retention sweeps its memory).
+    if (url === 'memory' || url === 'sqlite::memory:')
+      throw new UsageError(
+        `--store ${url}: a memory store lives inside the server that holds it; this command would sweep a new, ` +
+          'empty one. A server sweeps its own memory store (retention, on by default); sweep a sqlite: or ' +
+          'postgres:// store here',
+      );
     const where = describeStoreUrl(url);
     let shown = 0;
     const onProgress = (r: PurgeReport) => {

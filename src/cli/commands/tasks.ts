@@ -7,7 +7,7 @@ import { TASK_STATES } from '../../protocol/task-state.js';
 import type { TaskState } from '../../protocol/task-state.js';
 import type { CliIO } from '../io.js';
 import { UsageError, integerOption } from '../args.js';
-import { clientCommand, openClient, reportFailure } from '../client-command.js';
+import { clientCommand, openClient, printJson, reportFailure } from '../client-command.js';
 import type { ClientOptions } from '../client-command.js';
 import { runCommand } from '../program.js';
 
@@ -18,11 +18,17 @@ interface TasksOptions extends ClientOptions {
   pageToken?: string;
 }
 
+/** The states a task can be listed by, as `--status` takes them. */
+const LISTED_STATES = TASK_STATES.filter((s) => s !== 'TASK_STATE_UNSPECIFIED').map(stateName);
+
 /** `completed`, `input-required` or `TASK_STATE_COMPLETED` → the wire name. */
 function stateOf(text: string): TaskState {
   const name = text.toUpperCase().replace(/-/g, '_');
   const full = (name.startsWith('TASK_STATE_') ? name : `TASK_STATE_${name}`) as TaskState;
-  if (!TASK_STATES.includes(full)) throw new UsageError(`--status: unknown task state '${text}'`);
+  if (!TASK_STATES.includes(full) || full === 'TASK_STATE_UNSPECIFIED')
+    throw new UsageError(
+      `--status: unknown task state '${text}'; the states are ${LISTED_STATES.join(', ')}`,
+    );
   return full;
 }
 
@@ -35,10 +41,9 @@ function stateName(state: string): string {
 
 /** Runs `a2a-once tasks`. */
 export function run(args: string[], io: CliIO): Promise<number> {
-  const states = TASK_STATES.filter((s) => s !== 'TASK_STATE_UNSPECIFIED').map(stateName);
   const command = clientCommand(io, 'tasks', 'list tasks, newest first')
     .option('--context <id>', 'only the tasks of this context (default: all)')
-    .option('--status <state>', `only tasks in this state: ${states.join(', ')} (default: any)`)
+    .option('--status <state>', `only tasks in this state: ${LISTED_STATES.join(', ')} (default: any)`)
     .option('--page-size <n>', "tasks per page (default: the agent's)")
     .option('--page-token <token>', 'the page to list, as the previous page named it (default: the first)');
   return runCommand(command, args, io, async () => {
@@ -54,7 +59,7 @@ export function run(args: string[], io: CliIO): Promise<number> {
       const client = await openClient(url, o, io, 'a2a-once tasks');
       const page = await client.listTasks(request);
       if (json) {
-        io.out(JSON.stringify(page));
+        printJson(io, page);
         return 0;
       }
       for (const t of page.tasks) {

@@ -11,6 +11,7 @@
  * `credentials`, the card fetch carries them too (a `{ token }` as a bearer token: there is no card yet to say
  * otherwise) and, like every call, resends once with a fresh credential after a 401 (ADR 0079).
  */
+import { checkAgentUrl } from './agent-url.js';
 import type { AgentCard } from '../../protocol/agent-card.js';
 import { AGENT_CARD_PATH, HEADER_VERSION, MEDIA_JSON, PROTOCOL_VERSION } from '../../protocol/constants.js';
 import { parseAgentCard } from '../../protocol/parse.js';
@@ -43,6 +44,7 @@ import { placementOf } from '../credentials/credential-placement.js';
  * URL and gets `/.well-known/agent-card.json` appended to its path.
  */
 export function cardUrlOf(url: string): string {
+  checkAgentUrl(url);
   const u = new URL(url);
   if (u.pathname.endsWith('.json')) return u.toString();
   u.pathname = u.pathname.replace(/\/+$/, '') + AGENT_CARD_PATH;

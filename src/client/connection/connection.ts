@@ -50,6 +50,8 @@ export interface CallExtras {
   readonly state?: RetryState;
   /** A keyed send's tenant: every attempt goes to an interface of it (ADR 0034). */
   readonly pin?: TenantPin | undefined;
+  /** Told the headers of every answer an attempt gets (a send reads `A2A-Once-Admission` from them). */
+  readonly onAnswerHeaders?: ((headers: Headers) => void) | undefined;
 }
 
 /** An open stream and the attempt it belongs to (the caller disposes the attempt when done). */
@@ -182,7 +184,7 @@ export class Connection {
     return {
       scope,
       headers,
-      fetch: this.config.fetch,
+      fetch: extras.onAnswerHeaders ? observed(this.config.fetch, extras.onAnswerHeaders) : this.config.fetch,
       maxResponseBytes: countOption(
         'maxResponseBytes',
         opts.maxResponseBytes,
@@ -191,6 +193,15 @@ export class Connection {
       ),
     };
   }
+}
+
+/** `fetch`, telling `onHeaders` the headers of each answer it gets. */
+function observed(fetchImpl: FetchLike, onHeaders: (headers: Headers) => void): FetchLike {
+  return async (input, init) => {
+    const res = await fetchImpl(input, init);
+    onHeaders(res.headers);
+    return res;
+  };
 }
 
 /** An interface that could not be reached at all: the call moves on (nothing was sent, so it is safe). */

@@ -9,6 +9,7 @@ import type { RetryState } from '../retry/retry-loop.js';
 import { concludeFailure, planSend, recordIntent, settleIntent, unreadableAnswer } from './send-plan.js';
 import type { SendPlan, SendPolicy } from './send-plan.js';
 import type { Connection } from '../connection/connection.js';
+import { admissionListener } from './admission.js';
 
 /** What the client knows when it sends: its policy, and the connection to send over. */
 export interface SendContext extends SendPolicy {
@@ -28,6 +29,7 @@ export async function sendPlanned(
       extensions: plan.extensions,
       state,
       pin: plan.pin,
+      onAnswerHeaders: admissionListener(opts.onAdmission, ctx.logger),
     });
   } catch (err) {
     throw await concludeFailure(ctx, plan, err, state);

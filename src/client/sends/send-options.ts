@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { JsonObject, Message } from '../../protocol/model.js';
 import type { SendMessageConfiguration } from '../../protocol/requests.js';
 import type { Role } from '../../protocol/task-state.js';
+import type { AdmissionOutcome } from '../../protocol/constants.js';
 import type { CallOptions } from '../connection/call-options.js';
 
 /** Options of `send` and `sendStream`. */
@@ -18,6 +19,12 @@ export interface SendOptions extends CallOptions {
   readonly key?: string | false;
   readonly configuration?: SendMessageConfiguration;
   readonly metadata?: JsonObject;
+  /**
+   * Called when the agent says how it admitted the send: `replayed` (the key's task already existed, so this is
+   * that task and the agent did not run again), `created` or `continued`. Only a2a-once servers say so (their
+   * `A2A-Once-Admission` header); for other agents it is never called. Called once per answered attempt.
+   */
+  readonly onAdmission?: (admission: AdmissionOutcome) => void;
 }
 
 /** A message to send: text, or a message whose `messageId` and `role` may be left for the client to fill. */

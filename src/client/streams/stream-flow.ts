@@ -23,6 +23,8 @@ import { OutcomeUnknownError } from '../sends/outcome-unknown-error.js';
 import { concludeFailure, settleIntent, unreadableAnswer } from '../sends/send-plan.js';
 import type { SendContext } from '../sends/send-flow.js';
 import type { SendPlan } from '../sends/send-plan.js';
+import type { SendOptions } from '../sends/send-options.js';
+import { admissionListener } from '../sends/admission.js';
 import { StreamView } from './stream-view.js';
 import type { StreamOperation } from '../transport/transport.js';
 import { TransportError } from '../transport/transport-error.js';
@@ -40,9 +42,10 @@ function cut(): TransportError {
 export async function* runStream(
   ctx: SendContext,
   start: StreamStart,
-  opts: CallOptions,
+  opts: CallOptions & Pick<SendOptions, 'onAdmission'>,
 ): AsyncGenerator<StreamResponse> {
   const conn = ctx.conn;
+  const onAnswerHeaders = admissionListener(opts.onAdmission, ctx.logger);
   const call: CallScope = conn.scope(opts);
   const view = new StreamView();
   const plan = 'send' in start ? start.send : undefined;
@@ -99,6 +102,7 @@ export async function* runStream(
         state,
         // A keyed stream's re-attachments, by resend or by subscription, stay on its tenant (ADR 0034).
         pin: plan?.pin,
+        onAnswerHeaders: source === 'send' ? onAnswerHeaders : undefined,
       });
     } catch (err) {
       // The opening was already retried as far as its safety allows.

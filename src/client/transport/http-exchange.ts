@@ -71,7 +71,7 @@ export async function exchange(
     res = await fetchImpl(req.url, init);
   } catch (err) {
     const translated = scope.translate(err);
-    throw translated === err ? classifyFetchError(err) : translated;
+    throw translated === err ? classifyFetchError(err, req.url) : translated;
   }
   if (req.redirects !== 'return' && isRedirect(res)) {
     discardBody(res);

@@ -106,25 +106,66 @@ function causeCodes(err: unknown, depth = 0): string[] {
   return [...out, ...causeCodes((err as { cause?: unknown }).cause, depth + 1)];
 }
 
+/** What a not-sent failure says happened, in words: the code alone means little to a reader. */
+const NOT_SENT_WORDS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'the connection was refused: is the agent running, on this port?',
+  ENOTFOUND: 'the host name is not known',
+  EAI_AGAIN: 'the host name could not be looked up',
+  EAI_NONAME: 'the host name is not known',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
+};
+
+/** A URL as an error may show it: origin and path, without user info or query (either may hold a secret). */
+function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '(an unparsable URL)';
+  }
+}
+
+/**
+ * undici refuses a port browsers block (1, 9, 25, 6000, …) before connecting, with a cause that has no code,
+ * only this message: nothing was sent.
+ */
+function isBadPort(err: unknown): boolean {
+  const cause = typeof err === 'object' && err !== null ? (err as { cause?: unknown }).cause : undefined;
+  return cause instanceof Error && cause.message === 'bad port';
+}
+
 /**
  * Classifies an error thrown by `fetch` (or by reading its body). Only failures that show the connection was
- * never made are "not sent"; everything else may have reached the peer and is ambiguous.
+ * never made are "not sent"; everything else may have reached the peer and is ambiguous. `url`, when given,
+ * is named in the message: a refused connection says where it was refused.
  */
-export function classifyFetchError(err: unknown): TransportError {
+export function classifyFetchError(err: unknown, url?: string): TransportError {
+  const to = url === undefined ? '' : ` to ${shownUrl(url)}`;
+  if (isBadPort(err))
+    return new TransportError(
+      'not-sent',
+      'CONNECTION_REFUSED',
+      `request${to} not sent: fetch does not connect to this port (one browsers block); use another port`,
+      { cause: err },
+    );
   const codes = causeCodes(err);
   const first = codes[0];
   if (first !== undefined && codes.every((c) => NOT_SENT_CODES.has(c))) {
-    return new TransportError('not-sent', NOT_SENT_CODES.get(first)!, `request not sent (${first})`, {
-      cause: err,
-    });
+    const words = NOT_SENT_WORDS[first];
+    return new TransportError(
+      'not-sent',
+      NOT_SENT_CODES.get(first)!,
+      `request${to} not sent (${first})${words === undefined ? '' : `: ${words}`}`,
+      { cause: err },
+    );
   }
   const detail = first ?? (err instanceof Error ? err.message : String(err));
   return new TransportError(
     'ambiguous',
     'CONNECTION_RESET',
-    `connection failed after the request was sent (${detail})`,
-    {
-      cause: err,
-    },
+    `connection${to} failed after the request was sent (${detail})`,
+    { cause: err },
   );
 }

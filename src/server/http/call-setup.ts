@@ -40,6 +40,7 @@ export function setupCall(
     tenant,
     requestedExtensions: requestedExtensions(req.headers),
     activatedExtensions: new Set(),
+    notes: {},
   };
   // Assigned rather than spread from `cond ? {…} : {}`: that allocates an object per request even when empty.
   if (caller !== undefined) ctx.principal = caller.principal;

@@ -23,7 +23,7 @@ import { errorAnswer } from './error-answer.js';
 import { callLogContext, dispatch, isA2AMethod } from './dispatch.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { assertJsonContentType } from './media-type.js';
-import { echoExtensions } from './service-params.js';
+import { answerHeaders } from './service-params.js';
 import { sseBody, sseHeaders } from './sse.js';
 
 type JsonRpcId = string | number | null;
@@ -95,7 +95,7 @@ export async function handleJsonRpc(
       () => options.publicBaseUrl ?? url.origin,
       options.cardAuthenticator,
     );
-    const headers = echoExtensions({}, ctx.activatedExtensions);
+    const headers = answerHeaders(ctx);
     if (!result.stream) {
       headers['Content-Type'] = MEDIA_JSON;
       return respond(200, JSON.stringify({ jsonrpc: '2.0', id, result: result.value }), headers);

@@ -23,7 +23,7 @@ import { callLogContext, dispatch } from './dispatch.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { assertJsonContentType, responseMediaType } from './media-type.js';
 import type { RestMatch } from './rest-routes.js';
-import { echoExtensions } from './service-params.js';
+import { answerHeaders } from './service-params.js';
 import { sseBody, sseHeaders } from './sse.js';
 
 /**
@@ -116,7 +116,7 @@ export async function handleRest(
       () => options.publicBaseUrl ?? url.origin,
       options.cardAuthenticator,
     );
-    const headers = echoExtensions({}, ctx.activatedExtensions);
+    const headers = answerHeaders(ctx);
     if (result.stream) {
       const abort = () => ctl?.abort();
       req.signal?.addEventListener('abort', abort, { once: true });

@@ -2,7 +2,13 @@
  * Service parameters (A2A §3.2.6, §3.6): `A2A-Version` and `A2A-Extensions`, from headers (or the version from
  * the query string, §3.6.1).
  */
-import { HEADER_EXTENSIONS, HEADER_VERSION, PROTOCOL_VERSION } from '../../protocol/constants.js';
+import {
+  HEADER_ADMISSION,
+  HEADER_EXTENSIONS,
+  HEADER_VERSION,
+  PROTOCOL_VERSION,
+} from '../../protocol/constants.js';
+import type { CallContext } from '../call-context.js';
 import { VersionNotSupportedError } from '../../protocol/errors.js';
 
 /**
@@ -43,5 +49,12 @@ export function echoExtensions(
     // The usual case (the idempotency extension alone): no array and no join on every keyed send.
     for (const uri of activated) headers[HEADER_EXTENSIONS] = uri;
   } else if (activated.size > 1) headers[HEADER_EXTENSIONS] = [...activated].join(', ');
+  return headers;
+}
+
+/** The headers of a call's answer: the extensions echo, and how a send was admitted (`A2A-Once-Admission`). */
+export function answerHeaders(ctx: CallContext): Record<string, string> {
+  const headers = echoExtensions({}, ctx.activatedExtensions);
+  if (ctx.notes?.admission !== undefined) headers[HEADER_ADMISSION] = ctx.notes.admission;
   return headers;
 }

@@ -7,7 +7,13 @@
  */
 import { errorFields, logSafely } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
-import type { RecoveryReport, TaskRecovery } from './task-recovery.js';
+import type { RecoveryReport, StillLeased, TaskRecovery } from './task-recovery.js';
+
+/** What the start-up sweep did, and what it left to later sweeps: tasks whose lease has not lapsed yet. */
+export interface StartupRecoveryReport extends RecoveryReport {
+  /** Absent when the store takes no lease census. */
+  readonly stillLeased?: StillLeased;
+}
 
 /** How recovery runs. Every field has a default. */
 export interface RecoveryOptions {
@@ -24,7 +30,7 @@ const NOTHING: RecoveryReport = { resumed: 0, failed: 0, renewed: 0, skipped: 0 
 /** Runs recovery at start-up and periodically while started. */
 export class RecoverySchedule {
   /** The start-up sweep's report (all zero when it failed; the failure is logged). Set by `start`. */
-  startup: Promise<RecoveryReport> = Promise.resolve(NOTHING);
+  startup: Promise<StartupRecoveryReport> = Promise.resolve(NOTHING);
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<RecoveryReport> | undefined;
   #stopped = true;
@@ -41,7 +47,12 @@ export class RecoverySchedule {
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
-    this.startup = this.runOnce().finally(() => this.#arm());
+    this.startup = this.runOnce()
+      .then(async (report): Promise<StartupRecoveryReport> => {
+        const stillLeased = await this.recovery.stillLeased();
+        return stillLeased === undefined ? report : { ...report, stillLeased };
+      })
+      .finally(() => this.#arm());
   }
 
   /** Stops the timer and waits for a sweep in progress. */

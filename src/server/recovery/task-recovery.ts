@@ -70,6 +70,14 @@ export interface TaskRecoveryInit {
   readonly lostCreations?: LostCreations;
 }
 
+/** The running tasks still under another worker's lease, as start-up reports them. */
+export interface StillLeased {
+  /** SUBMITTED or WORKING tasks whose lease has not lapsed: a sibling replica's, or a stopped predecessor's. */
+  readonly held: number;
+  /** In how long the first of those leases lapses (ms); absent when `held` is 0. */
+  readonly firstLapseInMs?: number;
+}
+
 type Outcome = 'resumed' | 'failed' | 'renewed' | 'skipped';
 
 /** Takes over tasks whose worker was lost. */
@@ -126,6 +134,23 @@ export class TaskRecovery {
         if (outcome !== 'skipped') progress++;
       }
       if (lapsed.length < this.#batchSize || progress === 0) return count;
+    }
+  }
+
+  /**
+   * The tasks still leased by a worker elsewhere (the store's `leaseCensus`), or undefined when the store takes
+   * no census or it failed (logged): what start-up cannot recover yet, and when the first of it lapses.
+   */
+  async stillLeased(): Promise<StillLeased | undefined> {
+    const { store, clock } = this.init;
+    if (!store.leaseCensus) return undefined;
+    try {
+      const census = await store.leaseCensus();
+      if (census.firstExpiresAt === undefined) return { held: census.held };
+      return { held: census.held, firstLapseInMs: Math.max(0, census.firstExpiresAt - clock.now()) };
+    } catch (err) {
+      logSafely(this.init.logger, 'warn', 'could not count the tasks still leased', errorFields(err));
+      return undefined;
     }
   }
 

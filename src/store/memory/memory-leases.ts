@@ -7,7 +7,7 @@
  * Each function runs in one synchronous step, which is the memory store's whole atomicity argument: a step's
  * lookup, fence check and insert cannot interleave with a takeover's commit.
  */
-import type { LapsedTask, StepRecord } from '../records.js';
+import type { LapsedTask, LeaseCensus, StepRecord } from '../records.js';
 import type { Scope } from '../scope.js';
 import { stepRecord, stepResultText } from '../sql/step-input.js';
 import { checkLimit, checkOwnerAndTtl } from '../sql/worker-lease.js';
@@ -45,6 +45,20 @@ export function findLapsedLeases(state: MemoryState, limit: number, now: number)
     lapsed.push({ tenant: p.tenant, owner: p.owner, taskId: r.task.id, fence: r.fence, lease });
   }
   return lapsed;
+}
+
+/** The running tasks whose lease has not lapsed as of `now`, and the first of their expiries. */
+export function leaseCensus(state: MemoryState, now: number): LeaseCensus {
+  let held = 0;
+  let firstExpiresAt: number | undefined;
+  // The queue is ordered by expiry: the first entry past `now` is the first lease to lapse.
+  for (let e = state.leased.oldest; e !== undefined; e = e.newer) {
+    const expiresAt = e.record.lease!.expiresAt;
+    if (expiresAt <= now) continue;
+    held++;
+    firstExpiresAt ??= expiresAt;
+  }
+  return firstExpiresAt === undefined ? { held } : { held, firstExpiresAt };
 }
 
 /**

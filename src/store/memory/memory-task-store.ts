@@ -11,7 +11,7 @@
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { isTerminalState } from '../../protocol/task-state.js';
 import { systemClock, type Clock } from '../clock.js';
-import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from '../records.js';
+import type { KeyRecord, LapsedTask, LeaseCensus, StepRecord, StoredEvent, StoredTask } from '../records.js';
 import type { PushDelivery, PushDeliveryState, PushOutcome } from '../push-delivery.js';
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
@@ -384,6 +384,10 @@ export class MemoryTaskStore implements TaskStore {
 
   findLapsedLeases(limit: number): Promise<LapsedTask[]> {
     return settle(() => leases.findLapsedLeases(this.#state, limit, this.#clock.now()));
+  }
+
+  leaseCensus(): Promise<LeaseCensus> {
+    return settle(() => leases.leaseCensus(this.#state, this.#clock.now()));
   }
 
   recordStep(scope: Scope, taskId: string, input: StepInput): Promise<StepResult> {

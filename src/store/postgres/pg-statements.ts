@@ -243,6 +243,11 @@ export function pgStatements(t: PgTables) {
         AND status_state IN ${RUNNING_STATES_SQL}
       ORDER BY lease_expires_at LIMIT $2`,
 
+    // Start-up's census of leases still held (by a sibling, or a stopped predecessor).
+    leaseCensus: `SELECT COUNT(*) AS held, MIN(lease_expires_at) AS first_expires_at FROM ${t.tasks}
+      WHERE lease_expires_at > $1 AND lease_expires_at IS NOT NULL AND kind = 'task'
+        AND status_state IN ${RUNNING_STATES_SQL}`,
+
     // Delegation lease renewals (ADR 0044): on the task's row, not a write of the task (updated_at stays).
     recordParentRenewal: `UPDATE ${t.tasks} SET parent_renewed_at = $4
       WHERE tenant = $1 AND owner = $2 AND id = $3 AND kind = 'task' AND NOT terminal

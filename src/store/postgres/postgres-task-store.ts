@@ -9,7 +9,7 @@ import { KeyCountCache } from '../sql/key-count-cache.js';
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodePageToken } from '../page-token.js';
-import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from '../records.js';
+import type { KeyRecord, LapsedTask, LeaseCensus, StepRecord, StoredEvent, StoredTask } from '../records.js';
 import {
   checkPushClaim,
   checkPushOutcome,
@@ -38,12 +38,14 @@ import {
   toInt,
   toKeyRecord,
   toLapsedTask,
+  censusOf,
   toPushConfig,
   toStoredEvent,
   toStoredTask,
   type EventRow,
   type KeyRow,
   type LapsedRow,
+  type CensusRow,
   type TaskRow,
 } from '../sql/sql-rows.js';
 import { stepResultText } from '../sql/step-input.js';
@@ -447,6 +449,11 @@ export class PostgresTaskStore implements TaskStore {
     const now = this.#clock.now();
     const args = [scope.tenant, scope.owner, taskId, fence, owner, now + ttlMs];
     return (await this.#pool.query(this.#sql.renewLease, args)).rows.length > 0;
+  }
+
+  async leaseCensus(): Promise<LeaseCensus> {
+    const { rows } = await this.#pool.query(this.#sql.leaseCensus, [this.#clock.now()]);
+    return censusOf(rows[0] as unknown as CensusRow);
   }
 
   async findLapsedLeases(limit: number): Promise<LapsedTask[]> {

@@ -7,7 +7,15 @@ import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { TASK_STATES, isTerminalState } from '../../protocol/task-state.js';
 import { isInterruptedState } from '../abandon.js';
 import { RUNNING_STATES } from './worker-lease.js';
-import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask, TaskLease } from '../records.js';
+import type {
+  KeyRecord,
+  LapsedTask,
+  LeaseCensus,
+  StepRecord,
+  StoredEvent,
+  StoredTask,
+  TaskLease,
+} from '../records.js';
 import { stepRecord } from './step-input.js';
 
 /** A row of `a2a_tasks` (the columns the stores select). */
@@ -211,4 +219,19 @@ export const INTERRUPTED_STATES_SQL = `(${TASK_STATES.filter(isInterruptedState)
 /** Whether a key still holds its claim: not a tombstone, and unexpired or its task still exists (docs/semantics.md §2). */
 export function isKeyLive(key: KeyRecord, taskExists: boolean, now: number): boolean {
   return !key.tombstone && (key.expiresAt > now || taskExists);
+}
+
+/** The row of `leaseCensus`: a count and a minimum, which drivers may hand back as text (PostgreSQL bigint). */
+export interface CensusRow {
+  readonly held: number | string | bigint;
+  readonly first_expires_at: number | string | bigint | null;
+}
+
+/** Maps the row of `leaseCensus`. */
+export function censusOf(row: CensusRow | undefined): LeaseCensus {
+  const held = Number(row?.held ?? 0);
+  const first = row?.first_expires_at;
+  return held === 0 || first === null || first === undefined
+    ? { held }
+    : { held, firstExpiresAt: Number(first) };
 }

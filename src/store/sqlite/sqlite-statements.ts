@@ -122,6 +122,11 @@ export const SQL = {
       AND status_state IN ${RUNNING_STATES_SQL}
     ORDER BY lease_expires_at LIMIT @limit`,
 
+  // Start-up's census of leases still held (by a sibling, or a stopped predecessor): the lease index again.
+  leaseCensus: `SELECT COUNT(*) AS held, MIN(lease_expires_at) AS first_expires_at FROM a2a_tasks
+    WHERE lease_expires_at > @now AND lease_expires_at IS NOT NULL AND kind = 'task'
+      AND status_state IN ${RUNNING_STATES_SQL}`,
+
   // Delegation lease renewals (ADR 0044): on the task's row, not a write of the task (updated_at stays).
   recordParentRenewal: `UPDATE a2a_tasks SET parent_renewed_at = @now
     WHERE ${TASK_PK} AND kind = 'task' AND terminal = 0`,

@@ -10,7 +10,7 @@ import type { SqliteDatabaseLike } from './sqlite-database-like.js';
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { systemClock, type Clock } from '../clock.js';
 import { decodePageToken } from '../page-token.js';
-import type { KeyRecord, LapsedTask, StepRecord, StoredEvent, StoredTask } from '../records.js';
+import type { KeyRecord, LapsedTask, LeaseCensus, StepRecord, StoredEvent, StoredTask } from '../records.js';
 import {
   checkPushClaim,
   checkPushOutcome,
@@ -30,12 +30,14 @@ import { runPurge } from '../sql/purge-loop.js';
 import {
   toKeyRecord,
   toLapsedTask,
+  censusOf,
   toPushConfig,
   toStoredEvent,
   toStoredTask,
   type EventRow,
   type KeyRow,
   type LapsedRow,
+  type CensusRow,
   type TaskRow,
 } from '../sql/sql-rows.js';
 import { stepResultText } from '../sql/step-input.js';
@@ -420,6 +422,14 @@ export class SqliteTaskStore implements TaskStore {
       checkLimit('findLapsedLeases', limit);
       const rows = this.#stmt(SQL.findLapsedLeases).all({ now, limit }) as LapsedRow[];
       return rows.map(toLapsedTask);
+    });
+  }
+
+  leaseCensus(): Promise<LeaseCensus> {
+    const now = this.#clock.now();
+    return this.#read(() => {
+      const row = this.#stmt(SQL.leaseCensus).get({ now }) as CensusRow;
+      return censusOf(row);
     });
   }
 
