@@ -3,41 +3,31 @@
  * researcher agent with `ctx.delegate`. The child's key is minted once and recorded as a durable step, so a retry
  * of the coordinator's turn (or a replica resuming it) reaches the same child task instead of starting a second
  * one. The child gets a lease: it cancels itself if the coordinator stops watching it.
+ *
+ * The coordinator connects to the researcher lazily (`lazyPeer`, ADR 0083): it starts and serves even when the
+ * researcher is not up yet, a turn that finds it away fails saying so, and the next turn connects.
  * Tested in test/examples/delegating-agent.test.ts.
  */
 import { A2AClient } from 'a2a-once/client';
-import { createA2AServer } from 'a2a-once/server';
+import { createA2AServer, lazyPeer } from 'a2a-once/server';
 import { serveNode } from 'a2a-once/server/node';
 
-/** A running pair: the coordinator's URL (send here) and how many turns the researcher ran. */
-export interface DelegationPair {
+/** A running agent: its URL and how to stop it. */
+export interface RunningAgent {
   readonly url: string;
-  researcherTurns(): number;
   close(): Promise<void>;
 }
 
-/** Starts a researcher and a coordinator that delegates to it. */
-export async function startDelegationPair(): Promise<DelegationPair> {
-  let turns = 0;
-  const researcher = createA2AServer({
-    card: { name: 'researcher', description: 'Looks things up' },
-    agent: {
-      async execute(ctx) {
-        turns++;
-        await ctx.artifact({ name: 'finding', parts: [{ text: `notes on ${ctx.userText}` }] });
-        await ctx.complete();
-      },
-    },
-  });
-  const researcherHttp = await serveNode(researcher.fetch);
-  const client = await A2AClient.fromCardUrl(researcherHttp.url);
-
+/** Starts a coordinator that delegates to the researcher at `researcherUrl`, which need not be up yet. */
+export async function startCoordinator(researcherUrl: string): Promise<RunningAgent> {
+  // Nothing is fetched here: the card is read on the first delegation, and again after a failed attempt.
+  const researcher = lazyPeer(() => A2AClient.fromCardUrl(researcherUrl));
   const coordinator = createA2AServer({
     card: { name: 'coordinator', description: 'Delegates research' },
     agent: {
       resumable: true,
       async execute(ctx) {
-        const child = await ctx.delegate(client, ctx.userText, { leaseMs: 10_000 });
+        const child = await ctx.delegate(researcher, ctx.userText, { leaseMs: 10_000 });
         const outcome = await child.outcome();
         if (outcome.status !== 'completed') return ctx.fail(`research ${outcome.status}`);
         const notes = outcome.task?.artifacts?.[0]?.parts ?? [];
@@ -49,14 +39,35 @@ export async function startDelegationPair(): Promise<DelegationPair> {
       },
     },
   });
-  const coordinatorHttp = await serveNode(coordinator.fetch);
+  const http = await serveNode(coordinator.fetch);
   return {
-    url: coordinatorHttp.url,
-    researcherTurns: () => turns,
+    url: http.url,
     close: async () => {
-      await coordinatorHttp.close();
+      await http.close();
       await coordinator.close();
-      await researcherHttp.close();
+    },
+  };
+}
+
+/** Starts the researcher on `port` (0: any free port); `turns()` counts the turns it ran. */
+export async function startResearcher(port = 0): Promise<RunningAgent & { turns(): number }> {
+  let turns = 0;
+  const researcher = createA2AServer({
+    card: { name: 'researcher', description: 'Looks things up' },
+    agent: {
+      async execute(ctx) {
+        turns++;
+        await ctx.artifact({ name: 'finding', parts: [{ text: `notes on ${ctx.userText}` }] });
+        await ctx.complete();
+      },
+    },
+  });
+  const http = await serveNode(researcher.fetch, { port });
+  return {
+    url: http.url,
+    turns: () => turns,
+    close: async () => {
+      await http.close();
       await researcher.close();
     },
   };

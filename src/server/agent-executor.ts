@@ -13,7 +13,8 @@
 import type { Artifact, JsonObject, Message, Part, Task } from '../protocol/model.js';
 import type { TaskState } from '../protocol/task-state.js';
 import type { DelegateOptions } from './delegation/delegate.js';
-import type { DelegationHandle, DelegationPeer } from '../delegation/index.js';
+import type { DelegationHandle } from '../delegation/index.js';
+import type { PeerSource } from './delegation/peer-source.js';
 
 /** An artifact to emit; `artifactId` is generated when absent. */
 export interface ArtifactInit {
@@ -124,15 +125,14 @@ export interface AgentContext {
   sideEffectKey(name: string): string;
 
   /**
-   * Delegates to another agent through `client` (an `A2AClient`, or anything with the same calls): the child's
+   * Delegates to another agent through `peer` (an `A2AClient`, or anything with the same calls): the child's
    * key is minted once and recorded as a durable step, so a retry or a resumed turn reaches the same child
-   * (docs/semantics.md §4 "Delegation", ADR 0040). Same as `delegate(ctx, client, message, options)`.
+   * (docs/semantics.md §4 "Delegation", ADR 0040). `peer` may be a function giving the client, called when the
+   * delegation needs it (`lazyPeer(() => A2AClient.fromCardUrl(url))`), so a coordinator can start before its
+   * child; a child not up yet fails the turn with `PeerUnavailableError` (ADR 0083). Same as
+   * `delegate(ctx, peer, message, options)`.
    */
-  delegate(
-    client: DelegationPeer,
-    message: string | Message,
-    options?: DelegateOptions,
-  ): Promise<DelegationHandle>;
+  delegate(peer: PeerSource, message: string | Message, options?: DelegateOptions): Promise<DelegationHandle>;
 }
 
 /** An agent. */

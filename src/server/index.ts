@@ -32,6 +32,9 @@ export {
   type DelegationOptions,
   type DelegationOutcome,
   type DelegationPeer,
+  lazyPeer,
+  PeerUnavailableError,
+  type PeerSource,
 } from './delegation/index.js';
 export { DEFAULT_LEASE_MS } from './runner/turn-lease.js';
 export { DEFAULT_MAX_STEP_RESULT_BYTES, MAX_STEP_NAME_LENGTH } from './runner/durable-step.js';

@@ -16,6 +16,9 @@
  * Every child message carries its place in the chain (ADR 0061): one hop more than the parent, and the chain's
  * id. A child past the server's depth limit is refused here before anything is recorded or sent; and a child
  * gets the server's default budget as its deadline when nobody above it set one, so every chain ends by itself.
+ *
+ * The peer may be given as a function (ADR 0083), called here once the depth is checked and before anything is
+ * recorded: a child that is not up yet fails this turn with `PeerUnavailableError`, and the next turn tries again.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { keyHash, keyOf, mintKey, setKey } from '../../idempotency/index.js';
@@ -23,6 +26,7 @@ import type { Message, Task } from '../../protocol/model.js';
 import type { AgentContext } from '../agent-executor.js';
 import { StoreWriteError } from '../runner/write-retry.js';
 import { cancelledAncestorIn } from './cancelled-subtrees.js';
+import { peerOf, type PeerSource } from './peer-source.js';
 import {
   childPosition,
   DEFAULT_DELEGATION_SETTINGS,
@@ -84,15 +88,17 @@ export function bindDelegationHost(ctx: AgentContext, host: DelegationHost): voi
 class UnknownKeyedOutcome extends Error {}
 
 /**
- * Sends `message` to a child agent through `client` (an `A2AClient`) and returns the child's handle. The child
+ * Sends `message` to a child agent through `peer` (an `A2AClient`, or a function giving one when first needed:
+ * `lazyPeer`) and returns the child's handle. The child
  * inherits the parent's own budget when the parent runs under one. Cancelling the parent (its `signal`) cancels
  * the child while it is unsettled; a parent that fails should have `settleChildren` called for it.
  * @throws a definite refusal of the send (the A2A error), a `StepError`, a `StaleWriterError`; an A2A error
- *   `DELEGATION_DEPTH_EXCEEDED` (nothing recorded or sent) when the child would be past the depth limit
+ *   `DELEGATION_DEPTH_EXCEEDED` (nothing recorded or sent) when the child would be past the depth limit;
+ *   `PeerUnavailableError` (nothing recorded or sent) when `peer` is a function that threw or rejected
  */
 export async function delegate(
   ctx: AgentContext,
-  client: DelegationPeer,
+  peer: PeerSource,
   message: string | Message,
   options: DelegateOptions = {},
 ): Promise<DelegationHandle> {
@@ -101,6 +107,7 @@ export async function delegate(
   const position = childPosition(ctx.taskId, ctx.message);
   if (position.hop > settings.maxDepth)
     throw depthExceeded(position.hop, settings.maxDepth, position.chainId);
+  const client = await peerOf(peer);
   const name = options.name ?? defaultName(ctx);
   const limits = inheritedLimits(ctx, options);
   let planned = false;

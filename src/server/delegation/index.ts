@@ -4,6 +4,7 @@
  * the chain's depth limit.
  */
 export { delegate, settleChildren, type DelegateOptions } from './delegate.js';
+export { lazyPeer, PeerUnavailableError, type PeerSource } from './peer-source.js';
 export {
   DelegationHandle,
   settledStatusOf,

@@ -59,9 +59,20 @@ export function webhookOrigin(url: URL | string): string {
   }
 }
 
+/**
+ * The way out, named in every refusal of a private target: the refusal is what a developer trying push on their
+ * own machine meets first, and it is one option away from working there.
+ */
+const ALLOW_PRIVATE_HINT =
+  'for local development or a trusted network, allow private targets: the server option ' +
+  'push.allowPrivateTargets, or a2a-once serve --allow-private-webhooks';
+
 function refuseAddress(host: string, address: string, cls: AddressClass): WebhookTargetError {
   const what = host === address ? `${address} is` : `${host} resolves to ${address},`;
-  return new WebhookTargetError(`${what} a ${cls} address; webhooks go to public addresses only`, cls);
+  return new WebhookTargetError(
+    `${what} a ${cls} address; webhooks go to public addresses only (${ALLOW_PRIVATE_HINT})`,
+    cls,
+  );
 }
 
 /**
@@ -84,7 +95,9 @@ export function checkWebhookUrlForm(raw: string, allowPrivate: boolean): URL {
   if (allowPrivate) return url;
   const host = bareHost(url);
   if (isLocalName(host))
-    throw new WebhookTargetError(`${host} is a local name; webhooks go to public hosts only`);
+    throw new WebhookTargetError(
+      `${host} is a local name; webhooks go to public hosts only (${ALLOW_PRIVATE_HINT})`,
+    );
   const cls = classifyAddress(host);
   if (cls !== 'not-an-ip' && cls !== 'public') throw refuseAddress(host, host, cls);
   return url;

@@ -1,8 +1,13 @@
 /**
  * The SSRF guard (docs/semantics.md §5, ADR 0045): every address class, as IPv4 and IPv6 literals and as names
- * resolving to them through a stub resolver; IPv4 hidden in IPv6 judged by the IPv4 address it carries.
+ * resolving to them through a stub resolver; IPv4 hidden in IPv6 judged by the IPv4 address it carries. A refused
+ * private target names the way out for local development, on a real server too.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { A2AClient } from '../../../src/client/index.js';
+import { createA2AServer, type A2AServer } from '../../../src/server/create-server.js';
+import { serveNode, type NodeServerHandle } from '../../../src/server/node/index.js';
+import { silentLogger } from '../../../src/server/observability/logger.js';
 import { classifyAddress, type AddressClass } from '../../../src/server/push/address-class.js';
 import {
   WebhookTargetError,
@@ -122,6 +127,18 @@ describe('webhook URL guard', () => {
       expect(() => checkWebhookUrlForm(url, false)).toThrow(/loopback/);
   });
 
+  it('names the way out (push.allowPrivateTargets, serve --allow-private-webhooks) for private and local targets', async () => {
+    const wayOut = /push\.allowPrivateTargets.*a2a-once serve --allow-private-webhooks/;
+    for (const url of ['http://127.0.0.1:9/x', 'http://[::1]/x', 'http://10.0.0.1/x', 'http://localhost/x'])
+      expect(() => checkWebhookUrlForm(url, false)).toThrow(wayOut);
+    const resolve = stub({ 'hooks.example.net': ['192.168.1.1'] });
+    await expect(
+      resolveWebhookTarget(new URL('https://hooks.example.net/x'), false, resolve),
+    ).rejects.toThrow(wayOut);
+    // A refusal that no option lifts does not point at one.
+    expect(() => checkWebhookUrlForm('ftp://8.8.8.8/x', false)).toThrow(/^url must be http or https$/);
+  });
+
   it('refuses local names, other schemes and user info whatever DNS says', () => {
     for (const url of [
       'http://localhost/x',
@@ -150,4 +167,41 @@ describe('webhook URL guard', () => {
     );
     expect(webhookOrigin('nonsense')).toBe('(not a URL)');
   });
+});
+
+describe('a loopback webhook refused by a real server', () => {
+  let server: A2AServer;
+  let http: NodeServerHandle;
+  let client: A2AClient;
+  beforeAll(async () => {
+    // Push on, private targets not allowed: the default a developer starts from.
+    server = createA2AServer({
+      card: { name: 'push', description: 'delivers push' },
+      agent: { execute: (ctx) => ctx.complete('done') },
+      logger: silentLogger,
+      retention: false,
+    });
+    http = await serveNode(server.fetch);
+    client = await A2AClient.fromCardUrl(http.url);
+  });
+  afterAll(async () => {
+    await http.close();
+    await server.close();
+  });
+
+  it.each(['http://127.0.0.1:9/hook', 'http://localhost:9/hook'])(
+    'CreateTaskPushNotificationConfig with %s: InvalidParams naming both ways to allow it',
+    async (url) => {
+      const sent = await client.send('hello', { key: false });
+      if (!('task' in sent)) throw new Error('expected a task');
+      const refused = await client.createPushConfig({ taskId: sent.task.id, url }).then(
+        () => undefined,
+        (err: unknown) => err as { code?: unknown; message?: unknown },
+      );
+      expect(refused?.code).toBe(-32602);
+      expect(refused?.message).toMatch(/url refused: .*(loopback address|local name)/);
+      expect(refused?.message).toContain('push.allowPrivateTargets');
+      expect(refused?.message).toContain('a2a-once serve --allow-private-webhooks');
+    },
+  );
 });
