@@ -67,13 +67,16 @@ describe('extracting samples', () => {
   });
 });
 
-describe('the code samples in docs/', () => {
-  const samples = samplesUnder(ROOT, 'docs');
+describe('the code samples in docs/ and the README', () => {
+  const samples = [
+    ...samplesUnder(ROOT, 'docs'),
+    ...extractSamples('README.md', readFileSync(join(ROOT, 'README.md'), 'utf8')),
+  ];
 
   it('are there to check (the guides have samples)', () => {
     expect(samples.filter((s) => !s.skipped).length).toBeGreaterThan(10);
     const files = new Set(samples.map((s) => s.file));
-    expect([...files]).toEqual(expect.arrayContaining(['docs/guides/quick-start.md']));
+    expect([...files]).toEqual(expect.arrayContaining(['docs/guides/quick-start.md', 'README.md']));
   });
 
   it('compile, strict, against the built package; a broken one is named by file and line', () => {

@@ -9,7 +9,17 @@ import { describe, expect, it } from 'vitest';
 import { markdownFiles } from './code-samples.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const GUIDES = [...markdownFiles(ROOT, 'docs/guides'), 'docs/README.md', 'docs/performance.md'];
+const GUIDES = [...markdownFiles(ROOT, 'docs/guides'), 'docs/README.md', 'docs/performance.md', 'README.md'];
+
+/** What `npm pack` ships (package.json `files`, and what npm always adds), as paths relative to the root. */
+const SHIPPED = [
+  ...(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files,
+  'package.json',
+  'LICENSE',
+];
+
+/** Every Markdown file the package ships: the README and all of docs/ (ADRs included). */
+const SHIPPED_MARKDOWN = ['README.md', ...markdownFiles(ROOT, 'docs')];
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens. */
 function anchorOf(heading: string): string {
@@ -67,5 +77,25 @@ describe('links in the guides', () => {
         broken.push(`${link}: no heading #${fragment} in ${relative(ROOT, target)}`);
     }
     expect(broken).toEqual([]);
+  });
+});
+
+describe('links where the package is installed', () => {
+  it('the package ships the README, docs/ and examples/', () => {
+    expect(SHIPPED).toEqual(expect.arrayContaining(['README.md', 'docs', 'examples']));
+  });
+
+  it.each(SHIPPED_MARKDOWN)('%s: every relative link leads to a file the package ships', (file) => {
+    const outside: string[] = [];
+    for (const link of links(readFileSync(join(ROOT, file), 'utf8'))) {
+      if (/^[a-z]+:/i.test(link)) continue;
+      const [path = ''] = link.split('#');
+      if (path === '') continue;
+      const target = relative(ROOT, resolve(ROOT, dirname(file), path));
+      const shipped = SHIPPED.some((s) => target === s || target.startsWith(`${s}/`));
+      if (!shipped || !existsSync(join(ROOT, target))) outside.push(`${link} (${target})`);
+    }
+    // A link into test/, bench/ or src/ works on GitHub and nowhere the package is installed: name the path instead.
+    expect(outside).toEqual([]);
   });
 });
