@@ -48,6 +48,9 @@ export type StatusMessageInit = string | Part[] | Partial<Message>;
  * effect; later in a turn they settle once stored. If such a stored-behind report is refused (the task was
  * cancelled or taken over) or lost, `signal` aborts and the agent's next call throws the error. Call `flush`
  * to make everything reported so far durable before doing something that depends on it.
+ *
+ * A report after the task finished (after the report that ended the turn) is refused with `TaskFinishedError`
+ * and changes nothing (ADR 0082). Await every report: one never awaited that is refused is an unhandled rejection.
  */
 export interface AgentContext {
   readonly taskId: string;
