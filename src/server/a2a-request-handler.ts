@@ -113,6 +113,7 @@ export class A2ARequestHandler implements RequestHandler {
       leaseMs: o.leaseMs,
       maxStepResultBytes: o.maxStepResultBytes,
       delegation: o.delegation,
+      agentErrorMessage: o.agentErrorMessage,
       onAncestorCancelled: (token: string) => this.#cancel.subtreeCancelled(token),
       ...(dispatcher
         ? { onCommitted: (scope: Scope, taskId: string) => dispatcher.committed(scope, taskId) }

@@ -49,6 +49,9 @@ export type StatusMessageInit = string | Part[] | Partial<Message>;
  * effect; later in a turn they settle once stored. If such a stored-behind report is refused (the task was
  * cancelled or taken over) or lost, `signal` aborts and the agent's next call throws the error. Call `flush`
  * to make everything reported so far durable before doing something that depends on it.
+ *
+ * A report after the task finished (after the report that ended the turn) is refused with `TaskFinishedError`
+ * and changes nothing (ADR 0082). Await every report: one never awaited that is refused is an unhandled rejection.
  */
 export interface AgentContext {
   readonly taskId: string;
@@ -138,8 +141,10 @@ export interface AgentContext {
 /** An agent. */
 export interface AgentExecutor {
   /**
-   * Runs one turn. Returning while the task is still SUBMITTED or WORKING completes it; throwing fails it with
-   * the error's message as the status message.
+   * Runs one turn. Returning while the task is still SUBMITTED or WORKING completes it; throwing fails it. The
+   * error's text stays in the server's log: the caller gets a generic status message naming an error id that the
+   * log line carries, unless `agentErrorMessage` says otherwise (ADR 0081). Send a reason meant for the caller
+   * with `ctx.fail(text)`. An error thrown after the task finished leaves the task as it is and is logged.
    */
   execute(ctx: AgentContext): Promise<void>;
   /**
@@ -155,6 +160,30 @@ export class StaleWriterError extends Error {
   override name = 'StaleWriterError';
   constructor(readonly taskId: string) {
     super(`task ${taskId} moved on without this worker (cancelled or taken over); the write was refused`);
+  }
+}
+
+/** The write a `TaskFinishedError` refused. */
+export type FinishedTaskWrite = 'status' | 'artifact' | 'reply' | 'step';
+
+/**
+ * Thrown into an agent that writes after its task finished: a second `complete`, an artifact after `fail`, a
+ * step after `reply` (ADR 0082). Nothing was written; the task stays as it finished. Uncaught, it fails nothing:
+ * the server logs it with its stack, which shows the late write's call site.
+ */
+export class TaskFinishedError extends Error {
+  override name = 'TaskFinishedError';
+  constructor(
+    readonly taskId: string,
+    /** Which write was refused. */
+    readonly write: FinishedTaskWrite,
+    /** The state a refused status write asked for. */
+    readonly state?: TaskState,
+  ) {
+    super(
+      `task ${taskId} is already finished; the ${write === 'status' && state ? `status ${state}` : write} ` +
+        'was refused (nothing is accepted after the write that ends a turn)',
+    );
   }
 }
 

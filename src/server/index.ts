@@ -10,6 +10,8 @@ export { localCallContext, type CallContext } from './call-context.js';
 export {
   StaleWriterError,
   StepError,
+  TaskFinishedError,
+  type FinishedTaskWrite,
   type StepErrorCode,
   type AgentContext,
   type AgentExecutor,
@@ -18,6 +20,11 @@ export {
   type StatusMessageInit,
 } from './agent-executor.js';
 export { StoreWriteError } from './runner/write-retry.js';
+export {
+  AGENT_ERROR_METADATA_KEY,
+  type AgentErrorInfo,
+  type AgentErrorMessage,
+} from './runner/agent-failure.js';
 export {
   advertiseDelegation,
   armChildLimits,

@@ -20,6 +20,7 @@ import { noopMetrics, type ServerMetrics } from './observability/metrics.js';
 import type { PushDeliveryOptions } from './push/push-options.js';
 import type { RecoveryOptions } from './recovery/recovery-schedule.js';
 import type { RetentionScheduleOptions } from './retention/retention-schedule.js';
+import { checkAgentErrorMessage, type AgentErrorMessage } from './runner/agent-failure.js';
 import { DEFAULT_MAX_STEP_RESULT_BYTES } from './runner/durable-step.js';
 import { checkLeaseMs, DEFAULT_LEASE_MS } from './runner/turn-lease.js';
 
@@ -85,6 +86,13 @@ export interface A2AServerOptions {
   push?: false | PushDeliveryOptions;
   /** How deep a delegation chain may go through this server, and the default budget of a child (ADR 0061). */
   delegation?: DelegationOptions;
+  /**
+   * The status message of a task whose agent threw (ADR 0081). `generic` (default): "The agent failed (error id
+   * err_…)…", the error's message and stack only in the log line with that id. `expose`: the message too (for
+   * development; never the stack). A function chooses the text (return `undefined` for the generic one). The
+   * error id is in the status message's metadata under `a2a-once.dev/error-id` whatever the choice.
+   */
+  agentErrorMessage?: AgentErrorMessage;
   metrics?: ServerMetrics;
   logger?: ServerLogger;
 }
@@ -111,6 +119,7 @@ export interface ResolvedServerOptions {
   readonly storeWriteBudgetMs: number;
   readonly push: false | PushDeliveryOptions;
   readonly delegation: DelegationSettings;
+  readonly agentErrorMessage: AgentErrorMessage;
   readonly metrics: ServerMetrics;
   readonly logger: ServerLogger;
 }
@@ -142,6 +151,7 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
     storeWriteBudgetMs: wholeAtLeastZero('storeWriteBudgetMs', o.storeWriteBudgetMs ?? 10_000),
     push: o.push ?? {},
     delegation: resolveDelegationSettings(o.delegation),
+    agentErrorMessage: checkAgentErrorMessage(o.agentErrorMessage ?? 'generic'),
     metrics: o.metrics ?? noopMetrics,
     logger: o.logger ?? jsonLineLogger(), // warn and error on stderr (ADR 0029); pass silentLogger for none
   };

@@ -62,7 +62,14 @@ export function createLedgerAgent(options: LedgerAgentOptions = {}): DemoAgent {
     resumable: true,
     async execute(ctx: AgentContext): Promise<void> {
       // Once per task to completion; a resumed turn re-posting under the same key gets the same receipt.
-      const receipt = await ctx.step(LEDGER_POST_STEP, (key) => postEntry(entries, key, ctx));
+      let receipt: LedgerReceipt;
+      try {
+        receipt = await ctx.step(LEDGER_POST_STEP, (key) => postEntry(entries, key, ctx));
+      } catch (err) {
+        // The ledger's answer is the caller's business; anything else (unreachable, a bug) stays in the log.
+        if (err instanceof LedgerRefusal) return ctx.fail(err.message);
+        throw err;
+      }
       await ctx.artifact({ name: 'receipt', parts: [{ text: receiptText(receipt) }] });
       await ctx.complete();
     },
@@ -86,7 +93,12 @@ function entriesUrl(base: string | undefined): URL {
   return new URL('entries', url);
 }
 
-/** Posts one entry; a refusal or an answer without an entry id fails the turn (and so the task). */
+/** The ledger answered, but not with an entry: the task fails saying so (ADR 0081: a reason through `ctx.fail`). */
+class LedgerRefusal extends Error {
+  override name = 'LedgerRefusal';
+}
+
+/** Posts one entry. @throws LedgerRefusal for a refusal or an answer without an entry id */
 async function postEntry(
   entries: URL,
   key: string,
@@ -100,7 +112,9 @@ async function postEntry(
   });
   const body = (await res.json().catch(() => undefined)) as { entry?: unknown } | undefined;
   if (!res.ok || typeof body?.entry !== 'string') {
-    throw new Error(`the ledger refused the entry: HTTP ${res.status} ${JSON.stringify(body ?? null)}`);
+    throw new LedgerRefusal(
+      `the ledger refused the entry: HTTP ${res.status} ${JSON.stringify(body ?? null)}`,
+    );
   }
   return { entry: body.entry };
 }

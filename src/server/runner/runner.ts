@@ -1,7 +1,8 @@
 /**
  * Runs agents. `start` hands a task turn to its executor in the background and returns at once; the caller
  * follows progress through the store (blocking waits, streams). A turn that returns with the task still active
- * completes it; a turn that throws fails it. Workers are registered per task so a cancel in this process stops
+ * completes it; a turn that throws fails it, the error in a log line and a generic status message naming its
+ * id (ADR 0081); one that throws after its task finished leaves the task as it is (ADR 0082). Workers are registered per task so a cancel in this process stops
  * its worker at once; a worker in another process learns it from its next fenced write.
  *
  * The task of an admitted send never stays WORKING in silence (ADR 0029): writes the store fails are retried;
@@ -24,6 +25,7 @@ import { armChildLimits, settleChildren } from '../delegation/index.js';
 import { cancelledAncestorOf } from '../delegation/cancelled-subtrees.js';
 import { childPosition, type DelegationSettings } from '../delegation/delegation-chain.js';
 import type { DelegationHost } from '../delegation/delegate.js';
+import { errorNameOf, reportAgentFailure, type AgentErrorMessage } from './agent-failure.js';
 import { DEFAULT_MAX_STEP_RESULT_BYTES } from './durable-step.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { TaskWorker } from './task-worker.js';
@@ -64,11 +66,14 @@ export interface RunnerSettings {
    * resolves once the tasks below it here, this turn's included, are cancelled.
    */
   readonly onAncestorCancelled?: (token: string) => Promise<void>;
+  /** The status message of a task whose agent threw (ADR 0081). */
+  readonly agentErrorMessage: AgentErrorMessage;
 }
 
 const DEFAULT_SETTINGS: RunnerSettings = {
   leaseMs: DEFAULT_LEASE_MS,
   maxStepResultBytes: DEFAULT_MAX_STEP_RESULT_BYTES,
+  agentErrorMessage: 'generic',
 };
 
 /** Starts and tracks workers. */
@@ -185,6 +190,7 @@ export class Runner {
       failure = err;
     } finally {
       disarm();
+      worker.endTurn();
     }
     // A turn that returned with its task still running completes it, in the same commit as the writes it left
     // to be stored (ADR 0048): a quick turn is stored once. How that write went is judged below, after them.
@@ -210,16 +216,18 @@ export class Runner {
     if (worker.aborted) return;
     // A lost write outranks whatever the agent did next: the task's output is incomplete.
     if (worker.lostWrite) return this.#failAfterLostWrite(worker, worker.lostWrite);
-    if (completion === undefined && !worker.isActive) return;
+    if (completion === undefined && !worker.isActive) {
+      // Thrown after the task finished (a write after `complete`, or anything else): the task stays as it
+      // finished, and the error is not lost (ADR 0082).
+      if (failure !== undefined) this.#logLateFailure(worker, failure);
+      return;
+    }
     try {
       if (completion !== undefined) await completion;
       else if (failure === undefined) await worker.complete();
       else {
-        logSafely(this.logger, 'warn', 'agent turn failed', {
-          taskId: worker.taskId,
-          ...errorFields(failure, worker.idempotencyKey),
-        });
-        await worker.fail(`Agent failed: ${describe(failure)}`);
+        const turn = { taskId: worker.taskId, key: worker.idempotencyKey };
+        await worker.fail(reportAgentFailure(failure, turn, this.#settings.agentErrorMessage, this.logger));
       }
     } catch (err) {
       if (err instanceof StaleWriterError) return;
@@ -229,6 +237,18 @@ export class Runner {
         ...errorFields(err, worker.idempotencyKey),
       });
     }
+  }
+
+  /** Logs an error the agent threw after its task had finished. */
+  #logLateFailure(worker: TaskWorker, failure: unknown): void {
+    const r = worker.current;
+    const state = r.kind === 'message' ? 'answered with a message' : r.task.status.state;
+    logSafely(this.logger, 'warn', 'agent turn threw after its task finished; the task is left as it is', {
+      taskId: worker.taskId,
+      state,
+      errorName: errorNameOf(failure),
+      ...errorFields(failure, worker.idempotencyKey),
+    });
   }
 
   /** Ends the turn's task for a delegation limit (budget or parent lease), then stops the agent. */
@@ -288,8 +308,4 @@ function abandonsChildren(state: TaskState): boolean {
 
 function workerId(scope: Scope, taskId: string): string {
   return scope.tenant + '\u0000' + scope.owner + '\u0000' + taskId;
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -40,9 +40,11 @@ import { errorFields, logSafely } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
 import {
   StaleWriterError,
+  TaskFinishedError,
   type AgentContext,
   type ArtifactChunkOptions,
   type ArtifactInit,
+  type FinishedTaskWrite,
   type StatusMessageInit,
 } from '../agent-executor.js';
 import { applyStatusUpdate } from '../task-events.js';
@@ -138,6 +140,8 @@ export class TaskWorker implements AgentContext {
   /** Writes accepted and not yet stored, and when to store them (ADR 0048). */
   readonly #writes: WriteBehind<WriteStep>;
   #replied = false;
+  /** The agent's `execute` has settled: a refused write now has nobody in the turn to catch it. */
+  #turnOver = false;
   /** The owner name of the lease the turn started with (undefined when the store gave none). */
   readonly #leaseOwner: string | undefined;
   readonly #leaseMs: number;
@@ -237,7 +241,10 @@ export class TaskWorker implements AgentContext {
   }
 
   status(state: TaskState, message?: StatusMessageInit, metadata?: JsonObject): Promise<void> {
-    return this.#write(statusStep(this, this.#clock, state, message, metadata), !isRunning(state));
+    return (
+      this.#refusal('status', state) ??
+      this.#writes.accept(statusStep(this, this.#clock, state, message, metadata), !isRunning(state))
+    );
   }
 
   working(message?: StatusMessageInit): Promise<void> {
@@ -260,16 +267,28 @@ export class TaskWorker implements AgentContext {
   }
 
   artifact(init: ArtifactInit, options: ArtifactChunkOptions = {}): Promise<Artifact> {
+    const refused = this.#refusal('artifact');
+    if (refused) return refused;
     const artifact: Artifact = toWireArtifact({ ...init, artifactId: init.artifactId ?? newUuid() });
-    return this.#write(artifactStep(this, artifact, options), false).then(() => artifact);
+    return this.#writes.accept(artifactStep(this, artifact, options), false).then(() => artifact);
   }
 
   reply(init: StatusMessageInit): Promise<void> {
+    const refused = this.#refusal('reply');
+    if (refused) return refused;
     if (this.isContinuation || this.#replied || this.#writes.accepted > 0 || this.#current.seq !== 0) {
       return Promise.reject(new Error('reply() must be the first and only output of a first turn'));
     }
     this.#replied = true;
-    return this.#write(replyStep(this.#clock, agentMessage(init, undefined, this.contextId)), true);
+    return this.#writes.accept(replyStep(this.#clock, agentMessage(init, undefined, this.contextId)), true);
+  }
+
+  /**
+   * Told by the runner once the agent's `execute` settled. A write refused from then on (a timer, a promise the
+   * agent did not await) has nobody in the turn to catch it: it is logged when it is made (ADR 0082).
+   */
+  endTurn(): void {
+    this.#turnOver = true;
   }
 
   /**
@@ -289,19 +308,34 @@ export class TaskWorker implements AgentContext {
   }
 
   /**
-   * Accepts one write of the agent, to be stored when `WriteBehind` says (ADR 0048). If storing it later fails,
-   * the worker stops as for any refused or lost write, and the agent's next call throws.
+   * Why the agent's next write is refused, as the rejected promise to hand it; undefined when it is accepted,
+   * to be stored when `WriteBehind` says (ADR 0048). If storing an accepted write later fails, the worker stops
+   * as for any refused or lost write, and the agent's next call throws.
    */
-  #write(step: WriteStep, ends: boolean): Promise<void> {
+  #refusal(write: FinishedTaskWrite, state?: TaskState): Promise<never> | undefined {
     // An earlier write was refused or is missing from the task: nothing after it may land.
     if (this.#aborted) return Promise.reject(new StaleWriterError(this.taskId));
     if (this.#lost) return Promise.reject(this.#lost);
-    if (this.#writes.pendingEnd || !this.#durablyActive()) {
-      return Promise.reject(
-        new Error(`task ${this.taskId} is already finished; no further output is accepted`),
+    if (!this.#writes.pendingEnd && this.#durablyActive()) return undefined;
+    const err = new TaskFinishedError(this.taskId, write, state);
+    const refused = Promise.reject(err);
+    if (this.#turnOver) {
+      // Said here, with the stack of the late call, rather than left to end the process as an unhandled
+      // rejection: nothing was written, and the finished task is as it should be.
+      logSafely(
+        this.#target.logger,
+        'warn',
+        'a write came after the turn ended; refused, its task is finished',
+        {
+          taskId: this.taskId,
+          write,
+          errorName: err.name,
+          ...errorFields(err, this.#target.key()),
+        },
       );
+      refused.catch(() => undefined);
     }
-    return this.#writes.accept(step, ends);
+    return refused;
   }
 
   /** Stores one slice of accepted writes as one compare-and-set with all their events (see `WriteBehind`). */
@@ -470,9 +504,7 @@ export class TaskWorker implements AgentContext {
       assertCanWrite: () => {
         if (this.#aborted) throw new StaleWriterError(this.taskId);
         if (this.#lost) throw this.#lost;
-        if (!this.isActive) {
-          throw new Error(`task ${this.taskId} is already finished; no further steps are accepted`);
-        }
+        if (!this.isActive) throw new TaskFinishedError(this.taskId, 'step');
       },
       confirmHold: async () => {
         // The writes the agent made before the step are stored first: a refusal stops the worker here.

@@ -264,6 +264,10 @@ describe('a parent whose child send is refused with DELEGATION_CANCELLED', () =>
       ),
     );
     expect(parent.status.state).toBe('TASK_STATE_FAILED');
-    expect(textOf(parent.status.message)).toMatch(/Agent failed: refused/);
+    // The peer's refusal is the parent agent's error like any other: its text stays in the log (ADR 0081).
+    expect(textOf(parent.status.message)).toMatch(/^The agent failed \(error id err_[0-9a-f]{16}\)/);
+    expect(textOf(parent.status.message)).not.toMatch(/refused/);
+    const line = server.logger.lines.find((l) => l.message === 'agent turn failed');
+    expect(line?.fields).toMatchObject({ taskId: parent.id, error: 'refused' });
   });
 });

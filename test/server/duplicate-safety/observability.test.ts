@@ -352,7 +352,8 @@ describe('the default logger', () => {
       )) as { task: { id: string; status: { state: string } } };
       expect(task.task.status.state).toBe('TASK_STATE_FAILED');
       const line = err.lines().find((l) => l.message === 'agent turn failed');
-      expect(line).toMatchObject({ level: 'warn', taskId: task.task.id, error: 'agent crashed on purpose' });
+      expect(line).toMatchObject({ level: 'error', taskId: task.task.id, error: 'agent crashed on purpose' });
+      expect(line?.errorId).toMatch(/^err_[0-9a-f]{16}$/);
     } finally {
       err.restore();
       await s.close();

@@ -10,7 +10,7 @@ import {
   SendMessageResponseSchema,
   TaskSchema,
 } from '../../../src/protocol/schemas/index.js';
-import type { A2AServer } from '../../../src/server/index.js';
+import { silentLogger, type A2AServer, type AgentContext } from '../../../src/server/index.js';
 import { expectRpcError, rpcRequest, sleep, uid, userMsg, waitUntil } from '../../helpers/http.js';
 import { builtinServer, deferred, getTask, inlineServer, rpc, rpcOk, sendTask } from './fixtures.js';
 
@@ -334,15 +334,19 @@ describe('AgentExecutor API on the wire', () => {
     );
   });
 
-  it('an agent that throws fails its task with a status message', async () => {
-    const failing = track(
-      inlineServer(async (ctx) => {
-        await ctx.working();
-        throw new Error('disk on fire');
-      }),
-    );
+  it("an agent that throws fails its task with a generic status message naming an error id; 'expose' adds the message", async () => {
+    const execute = async (ctx: AgentContext) => {
+      await ctx.working();
+      throw new Error('disk on fire');
+    };
+    const failing = track(inlineServer(execute, {}, { logger: silentLogger }));
     const t = await sendTask(failing, { message: userMsg(uid()) });
     expect(t.status.state).toBe('TASK_STATE_FAILED');
-    expect(JSON.stringify(t.status.message?.parts)).toContain('disk on fire');
+    expect(JSON.stringify(t.status.message?.parts)).toMatch(/The agent failed \(error id err_[0-9a-f]{16}\)/);
+    expect(JSON.stringify(t)).not.toContain('disk on fire');
+    // ADR 0081: the message stays in the log unless the host says otherwise.
+    const exposing = track(inlineServer(execute, {}, { logger: silentLogger, agentErrorMessage: 'expose' }));
+    const e = await sendTask(exposing, { message: userMsg(uid()) });
+    expect(JSON.stringify(e.status.message?.parts)).toMatch(/The agent failed: disk on fire \(error id err_/);
   });
 });
