@@ -14,13 +14,11 @@ export class PeerUnavailableError extends Error {
   readonly code = 'DELEGATION_PEER_UNAVAILABLE';
   override name = 'PeerUnavailableError';
   constructor(options: { cause: unknown }) {
-    const why = options.cause instanceof Error ? options.cause.message : String(options.cause);
-    super(
-      `the child agent could not be reached, so nothing was delegated (a later turn tries again): ${why}`,
-      {
-        cause: options.cause,
-      },
-    );
+    // A fixed text, written for the caller (it is the task's status message): why the child could not be
+    // reached names its address, which is the operator's to read, in the log line's `cause` (ADR 0081).
+    super('the child agent could not be reached, so nothing was delegated (a later turn tries again)', {
+      cause: options.cause,
+    });
   }
 }
 

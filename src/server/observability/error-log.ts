@@ -8,13 +8,17 @@ import { A2AError } from '../../protocol/errors.js';
 import type { LogFields, ServerLogger } from './logger.js';
 
 /** The `error` and `stack` fields of a log line for `err`, with `key` (if any) replaced by its hash. */
-export function errorFields(err: unknown, key?: string): { error: string; stack?: string } {
+export function errorFields(err: unknown, key?: string): { error: string; stack?: string; cause?: string } {
   const redact = (s: string) =>
     key === undefined || key === '' ? s : s.replaceAll(key, `<key ${keyHash(key)}>`);
   if (err instanceof Error) {
-    return err.stack === undefined
-      ? { error: redact(err.message) }
-      : { error: redact(err.message), stack: redact(err.stack) };
+    const fields: { error: string; stack?: string; cause?: string } = { error: redact(err.message) };
+    if (err.stack !== undefined) fields.stack = redact(err.stack);
+    // An error that wraps another (a fixed text for callers over the transport's failure) keeps the why here.
+    const cause: unknown = err.cause;
+    if (cause !== undefined)
+      fields.cause = redact(cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause));
+    return fields;
   }
   return { error: redact(String(err)) };
 }

@@ -6,12 +6,14 @@
  * message (`expose`, for development) or choose the text per error; an agent sends a reason meant for its
  * caller with `ctx.fail(text)`.
  *
- * Two errors are the caller's business whatever the option, because a2a-once raised them about the delegation
- * chain the caller's send belongs to, in words written for a caller: a malformed delegation entry on the turn's
- * own message (`DelegationLimitsError`), and a chain too deep (`DELEGATION_DEPTH_EXCEEDED`).
+ * Three errors are the caller's business whatever the option, because a2a-once raised them about the delegation
+ * the caller's send belongs to, in fixed words written for a caller: a malformed delegation entry on the turn's
+ * own message (`DelegationLimitsError`), a chain too deep (`DELEGATION_DEPTH_EXCEEDED`), and a child agent that
+ * could not be reached (`PeerUnavailableError`, whose cause, naming the child's address, stays in the log).
  */
 import { randomBytes } from 'node:crypto';
 import { DelegationLimitsError } from '../../delegation/index.js';
+import { PeerUnavailableError } from '../delegation/peer-source.js';
 import { A2A_ONCE_ERROR_DOMAIN, A2AError } from '../../protocol/errors.js';
 import type { Message } from '../../protocol/model.js';
 import { DELEGATION_DEPTH_EXCEEDED } from '../delegation/delegation-chain.js';
@@ -121,7 +123,11 @@ function chooseText(
 
 /** Errors a2a-once raised about the caller's delegation chain, in words written for the caller. */
 function isCallerFacing(err: unknown): boolean {
-  return err instanceof DelegationLimitsError || (err instanceof A2AError && isDepthRefusal(err));
+  return (
+    err instanceof DelegationLimitsError ||
+    err instanceof PeerUnavailableError ||
+    (err instanceof A2AError && isDepthRefusal(err))
+  );
 }
 
 /**

@@ -18,7 +18,8 @@ import {
   type DelegateOptions,
   type DelegationHost,
 } from '../delegation/delegate.js';
-import type { DelegationHandle, DelegationPeer } from '../../delegation/index.js';
+import type { DelegationHandle } from '../../delegation/index.js';
+import type { PeerSource } from '../delegation/peer-source.js';
 import { isoAt } from '../../protocol/iso-time.js';
 import { newUuid } from '../../protocol/uuid.js';
 import type {
@@ -465,11 +466,11 @@ export class TaskWorker implements AgentContext {
   }
 
   delegate(
-    client: DelegationPeer,
+    peer: PeerSource,
     message: string | Message,
     options?: DelegateOptions,
   ): Promise<DelegationHandle> {
-    return delegate(this, client, message, options);
+    return delegate(this, peer, message, options);
   }
 
   /**
