@@ -17,7 +17,13 @@ export function errorFields(err: unknown, key?: string): { error: string; stack?
     // An error that wraps another (a fixed text for callers over the transport's failure) keeps the why here.
     const cause: unknown = err.cause;
     if (cause !== undefined)
-      fields.cause = redact(cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause));
+      fields.cause = redact(
+        cause instanceof Error
+          ? `${cause.name}: ${cause.message}`
+          : typeof cause === 'string'
+            ? cause
+            : (JSON.stringify(cause) ?? typeof cause),
+      );
     return fields;
   }
   return { error: redact(String(err)) };
