@@ -17,16 +17,20 @@ export function errorFields(err: unknown, key?: string): { error: string; stack?
     // An error that wraps another (a fixed text for callers over the transport's failure) keeps the why here.
     const cause: unknown = err.cause;
     if (cause !== undefined)
-      fields.cause = redact(
-        cause instanceof Error
-          ? `${cause.name}: ${cause.message}`
-          : typeof cause === 'string'
-            ? cause
-            : (JSON.stringify(cause) ?? typeof cause),
-      );
+      fields.cause = redact(cause instanceof Error ? `${cause.name}: ${cause.message}` : shown(cause));
     return fields;
   }
   return { error: redact(String(err)) };
+}
+
+/** A thrown value that is not an Error, as text: JSON where it has one (a cycle or a bigint has none). */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
 }
 
 /** Writes one line; a throwing logger is ignored (it must not turn an answer into a failure). */
