@@ -99,3 +99,14 @@ describe('links where the package is installed', () => {
     expect(outside).toEqual([]);
   });
 });
+
+describe('ADR references', () => {
+  it.each(SHIPPED_MARKDOWN)('%s: every "ADR NNNN" in its prose is a link to that ADR', (file) => {
+    // Prose only: fenced blocks, inline code and the links themselves removed, what is left names no ADR.
+    const prose = readFileSync(join(ROOT, file), 'utf8')
+      .replace(/^\s*```[\s\S]*?^\s*```/gm, '')
+      .replace(/`[^`\n]*`/g, '')
+      .replace(/\[[^\]\n]*\]\([^)\n]*\)/g, '');
+    expect(prose.match(/\bADRs? \d{4}\b.{0,40}/g) ?? []).toEqual([]);
+  });
+});
