@@ -158,7 +158,14 @@ describe.each(STORE_KINDS)('recovery of lost workers on %s', (kind) => {
 
     s.clock.advance(LEASE_MS + 1);
     const b = replica(s, await replicaStore(s), new GatedAgent(false), { recovery: {} });
-    expect(await b.recovery?.startup).toEqual({ resumed: 0, failed: 2, renewed: 0, skipped: 0 });
+    // Both lapsed and were taken over: none is left leased to another worker.
+    expect(await b.recovery?.startup).toEqual({
+      resumed: 0,
+      failed: 2,
+      renewed: 0,
+      skipped: 0,
+      stillLeased: { held: 0 },
+    });
     for (const t of [first.task, second.task])
       expect((await stored(s.store, t.id)).task.status.state).toBe('TASK_STATE_FAILED');
     const lines = b.logger.lines.filter((l) => l.message === 'recovered a task whose worker was lost');
@@ -175,7 +182,14 @@ describe.each(STORE_KINDS)('recovery of lost workers on %s', (kind) => {
     const heir = new GatedAgent(true);
     heir.gate(0).open();
     const b = replica(s, await replicaStore(s), heir, { recovery: { intervalMs: 10 } });
-    expect(await b.recovery?.startup).toEqual({ resumed: 0, failed: 0, renewed: 0, skipped: 0 });
+    // Replica a still holds the task's lease: start-up leaves it, and says when that lease lapses.
+    expect(await b.recovery?.startup).toEqual({
+      resumed: 0,
+      failed: 0,
+      renewed: 0,
+      skipped: 0,
+      stillLeased: { held: 1, firstLapseInMs: LEASE_MS },
+    });
 
     s.clock.advance(LEASE_MS + 1);
     await until(async () => (await stored(s.store, task.id)).task.status.state === 'TASK_STATE_COMPLETED');
