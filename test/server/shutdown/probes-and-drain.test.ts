@@ -36,9 +36,7 @@ afterEach(async () => {
 });
 
 function server(options: Partial<Parameters<typeof createA2AServer>[0]> = {}): A2AServer {
-  const s = createA2AServer({ agent: stuck, card, logger: silentLogger, ...options } as Parameters<
-    typeof createA2AServer
-  >[0]);
+  const s = createA2AServer({ agent: stuck, card, logger: silentLogger, ...options });
   servers.push(s);
   return s;
 }
@@ -145,7 +143,7 @@ describe('graceful close', () => {
           await gate;
           await ctx.complete('done');
         },
-      } as never,
+      },
     });
     const blocking = s.fetch(send('a'));
     await until(() => s.handler.runner.activeCount === 1);
