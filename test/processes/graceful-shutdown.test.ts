@@ -123,7 +123,7 @@ describe.skipIf(!cliBuilt)('graceful shutdown of a replica', () => {
   scenario('SQLite', () => {
     const d = mkdtempSync(join(tmpdir(), 'a2a-once-drain-db-'));
     dirs.push(d);
-    return { url: `sqlite:${join(d, 'tasks.db')}`, cleanup: async () => undefined };
+    return { url: `sqlite:${join(d, 'tasks.db')}`, cleanup: () => Promise.resolve() };
   });
   if (pgUp)
     scenario('PostgreSQL', () => {
