@@ -9,6 +9,12 @@ import type { A2AServerOptions } from './options.js';
 import { RecoverySchedule } from './recovery/recovery-schedule.js';
 import { RetentionSchedule } from './retention/retention-schedule.js';
 import type { ResumeOptions, ResumeResult, ResumeTarget } from './task-resume.js';
+import { DrainGate } from './http/drain-gate.js';
+import { boundedCheck, gatherReadiness, READY_STORE_TIMEOUT_MS, type Readiness } from './http/probes.js';
+import { shutDown, type CloseOptions } from './shutdown.js';
+import { DEFAULT_SCOPE } from '../store/scope.js';
+
+export type { CloseOptions } from './shutdown.js';
 
 /** An a2a-once server, not yet bound to a socket. */
 export interface A2AServer {
@@ -28,8 +34,18 @@ export interface A2AServer {
    * `A2ARequestHandler.resumeTask`.
    */
   resumeTask(target: ResumeTarget, options?: ResumeOptions): Promise<ResumeResult>;
-  /** Stops the schedules, waits for running agent turns, then closes the store. */
-  close(): Promise<void>;
+  /** What `/readyz` answers (ADR 0089): the store answers in time, start-up recovery is done, not draining. */
+  readiness(): Promise<Readiness>;
+  /** Whether `close` began: new sends are refused with 503 and `Retry-After` (ADR 0088). */
+  readonly draining: boolean;
+  /**
+   * Shuts down gracefully (ADR 0088): refuses new sends at once (503, `Retry-After`, nothing ran), stops the
+   * schedules, lets running turns finish for up to `graceMs` (default 10 s), then gives up the rest (their leases
+   * are shortened so another replica takes them over), answers blocking sends still waiting with their task's
+   * latest state, ends open streams, and closes the store. Resolves within the grace plus a small margin, even
+   * with an agent that never returns. Calling it again returns the same promise.
+   */
+  close(options?: CloseOptions): Promise<void>;
 }
 
 /**
@@ -42,8 +58,18 @@ export interface A2AServer {
 export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions }): A2AServer {
   // The cards declare the authenticator's schemes before anything else reads them (ADR 0076).
   const handler = new A2ARequestHandler(secureServerCards(options, options.http?.authenticate));
-  const fetch = createFetchHandler(handler, options.http);
+  const gate = new DrainGate();
   const o = handler.options;
+  let recoveryDone = false;
+  const readiness = () =>
+    gatherReadiness({
+      // A cheap read of a task nobody has: it touches the tables, so a missing schema fails it too.
+      store: () =>
+        boundedCheck(() => o.store.getTask(DEFAULT_SCOPE, 'a2a-once-readiness'), READY_STORE_TIMEOUT_MS),
+      recovery: () => (recoveryDone ? { ok: true } : { ok: false, detail: 'start-up recovery is running' }),
+      draining: () => (gate.draining ? { ok: false, detail: 'the server is shutting down' } : { ok: true }),
+    });
+  const fetch = createFetchHandler(gate.guard(handler), options.http, readiness);
   const retention = o.retention === false ? undefined : new RetentionSchedule(o.store, o.logger, o.retention);
   retention?.start();
   const recovery =
@@ -51,18 +77,26 @@ export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions
       ? undefined
       : new RecoverySchedule(handler.recovery, o.logger, o.recovery.intervalMs ?? o.leaseMs / 2);
   recovery?.start();
+  if (recovery === undefined) recoveryDone = true;
+  else
+    void recovery.startup.then(
+      () => (recoveryDone = true),
+      () => (recoveryDone = true),
+    );
   // Push delivery (ADR 0045): at once, for what a previous process left undelivered.
   handler.push?.start();
+  let closing: Promise<void> | undefined;
   return {
     handler,
     fetch,
     retention,
     recovery,
     resumeTask: (target, options) => handler.resumeTask(target, options),
-    close: async () => {
-      await recovery?.stop();
-      await retention?.stop();
-      await handler.close();
+    readiness,
+    get draining() {
+      return gate.draining;
     },
+    close: (closeOptions) =>
+      (closing ??= shutDown({ handler, gate, recovery, retention }, closeOptions ?? {})),
   };
 }

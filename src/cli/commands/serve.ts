@@ -8,7 +8,7 @@
  *                  [--max-delegation-depth 8] [--delegation-budget 1h|off] [--effects-log FILE] [--delay-ms N]
  *                  [--auth-token TOKEN]... [--auth-tokens-file FILE] [--jwks URL --issuer I --audience A]
  *                  [--principal-claim sub] [--tenants-claim tenants] [--no-auth] [--sign-card KEY_FILE]
- *                  [--refused-content-type-status 400|415] [--verbose]
+ *                  [--refused-content-type-status 400|415] [--shutdown-grace 10s] [--verbose]
  *
  * Who may call (ADR 0078): bearer tokens (`--auth-token`, `--auth-tokens-file`) and JWTs (`--jwks`). Without any,
  * it listens only on a loopback host, unless `--no-auth` says to serve anyone, which it then repeats on stderr.
@@ -34,6 +34,10 @@
  * request touches it; resumed when the agent can resume (`slow`), ended FAILED otherwise. Start-up recovery
  * prints one line on stderr: `a2a-once recovered N task(s) on start-up: R resumed, F failed`.
  *
+ * SIGTERM or SIGINT drains it (ADR 0088): new sends are refused at once (503 with `Retry-After`, nothing ran, so
+ * a client retries them elsewhere), running turns get `--shutdown-grace` to finish, what is left goes to another
+ * replica's recovery, and the process exits within the grace plus a second. A second signal exits at once.
+ *
  * The store defaults to SQLite in ./a2a-once.db, so a restarted server still replays the keys it claimed before
  * the restart, and recovers the tasks it left running. Prints exactly one line on stdout,
  * `a2a-once listening on http://HOST:PORT`, when it is ready; what it serves (agent, store, card) and how to stop
@@ -46,6 +50,7 @@ import { createA2AServer } from '../../server/create-server.js';
 import type { A2AServer } from '../../server/create-server.js';
 import type { StartupRecoveryReport } from '../../server/recovery/recovery-schedule.js';
 import { MIN_LEASE_MS } from '../../server/runner/turn-lease.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS, SHUTDOWN_MARGIN_MS } from '../../server/shutdown.js';
 import { jsonLineLogger } from '../../server/observability/logger.js';
 import { serveNode } from '../../server/node/index.js';
 import { parseWebhookSecret, WebhookSecretError } from '../../webhook-wire/webhook-wire.js';
@@ -92,6 +97,7 @@ interface ServeFlags extends ServeAuthFlags {
   delegationBudget: string;
   effectsLog?: string;
   delayMs: string;
+  shutdownGrace: string;
   refusedContentTypeStatus: string;
   verbose?: boolean;
   webhookSecret?: string;
@@ -161,12 +167,21 @@ function storeText(url: string): string {
   return describeStoreUrl(url) + (file !== undefined ? ` (${file})` : '');
 }
 
-/** Resolves once SIGINT or SIGTERM arrives. */
-function untilStopped(): Promise<void> {
+/**
+ * Resolves once SIGINT or SIGTERM arrives. The next one exits the process at once: an operator who signals twice
+ * does not want to wait for the grace.
+ */
+function untilStopped(io: CliIO): Promise<void> {
   return new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      const now = () => {
+        io.err('a2a-once serve: second signal, exiting now');
+        process.exit(1);
+      };
+      process.once('SIGINT', now);
+      process.once('SIGTERM', now);
       resolve();
     };
     process.on('SIGINT', stop);
@@ -207,6 +222,11 @@ const VALUE_OPTIONS: readonly (readonly [string, string, string])[] = [
     formatDuration(DEFAULT_DELEGATION_BUDGET_MS),
   ],
   ['--delay-ms <n>', 'how long the slow agent works, in ms', '500'],
+  [
+    '--shutdown-grace <duration>',
+    'on SIGTERM or SIGINT, how long running tasks may finish before another replica takes them over',
+    formatDuration(DEFAULT_SHUTDOWN_GRACE_MS),
+  ],
   [
     '--refused-content-type-status <status>',
     'HTTP status of a body that is not JSON: 400 (A2A v1.0.1) or 415 (v1.0.0, its conformance suite)',
@@ -255,7 +275,8 @@ export function run(args: string[], io: CliIO): Promise<number> {
     .addHelpText(
       'after',
       '\nWhen ready it prints one line on stdout, `a2a-once listening on http://HOST:PORT`, and on stderr the agent,\n' +
-        'the store and the card URL. Ctrl+C (SIGINT) or SIGTERM stops it; running tasks get 5 s to finish.',
+        'the store and the card URL. Ctrl+C (SIGINT) or SIGTERM stops it: new sends are refused, running tasks\n' +
+        'get --shutdown-grace to finish, the rest is left to another replica; a second signal exits at once.',
     );
   return runCommand(command, args, io, () => serve(command.opts<ServeFlags>(), io));
 }
@@ -280,6 +301,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       : integerOption('max-keys', o.maxKeys, 1);
   const delayMs = integerOption('delay-ms', o.delayMs, 0);
   const leaseMs = durationOption('lease', o.lease, MIN_LEASE_MS);
+  const shutdownGraceMs = durationOption('shutdown-grace', o.shutdownGrace, 0);
   const delegation = {
     maxDepth: integerOption('max-delegation-depth', o.maxDelegationDepth, 0, MAX_DELEGATION_DEPTH),
     defaultBudgetMs:
@@ -372,9 +394,13 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     );
   }
 
-  await untilStopped();
-  await handle.close();
-  // Running turns get a grace period to finish; a stuck agent must not make shutdown hang.
-  await Promise.race([server.close(), new Promise((r) => setTimeout(r, 5000).unref())]);
+  await untilStopped(io);
+  io.err(`a2a-once serve: draining, up to ${formatDuration(shutdownGraceMs)}`);
+  // Both bounded (ADR 0088): the server answers what is in flight and closes the store within the grace plus its
+  // margin, and the sockets still open after that are destroyed.
+  await Promise.all([
+    handle.close({ graceMs: shutdownGraceMs + SHUTDOWN_MARGIN_MS }),
+    server.close({ graceMs: shutdownGraceMs }),
+  ]);
   return 0;
 }

@@ -15,6 +15,7 @@ import { matchRestRoute } from './rest-routes.js';
 import { responseMediaType } from './media-type.js';
 import { logInternalAnswer } from '../observability/error-log.js';
 import { jsonLineLogger } from '../observability/logger.js';
+import { probeAnswer, type ReadinessProbe } from './probes.js';
 
 /** A fetch-style request handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;
@@ -23,7 +24,12 @@ export type FetchHandler = (request: Request) => Promise<Response>;
  * Builds the HTTP surface of a RequestHandler. Unexpected errors it answers go to the handler's logger, or to
  * stderr as JSON lines when the handler has none (ADR 0029).
  */
-export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOptions = {}): FetchHandler {
+export function createFetchHandler(
+  handler: RequestHandler,
+  httpOptions: HttpOptions = {},
+  /** What `/readyz` checks (`createA2AServer` passes the store, recovery and drain checks; ADR 0089). */
+  readiness?: ReadinessProbe,
+): FetchHandler {
   const options = resolveHttpOptions(httpOptions);
   // The card states the schemes of the authenticator that runs (ADR 0076); `createA2AServer` already built the
   // handler's card that way, and then this is the same object. It is signed as served (ADR 0074).
@@ -47,6 +53,9 @@ export function createFetchHandler(handler: RequestHandler, httpOptions: HttpOpt
     }
     try {
       const path = url.pathname;
+      // Probes before anything else, authentication included: a load balancer carries no credential.
+      const probe = probeAnswer(req.method, path, options, readiness);
+      if (probe !== undefined) return await probe;
       if (path === AGENT_CARD_PATH && (req.method === 'GET' || req.method === 'HEAD'))
         return await card.handle(req, url);
       if (jwks !== undefined && path === jwks.path && (req.method === 'GET' || req.method === 'HEAD'))

@@ -30,6 +30,10 @@ export interface HttpOptions {
    * JSON-RPC answers 200 for 400 (its errors travel in the envelope) and 415 for 415.
    */
   refusedContentTypeStatus?: 400 | 415;
+  /** Path of the liveness probe, answered before authentication (default `/healthz`; `false`: off; ADR 0089). */
+  healthPath?: string | false;
+  /** Path of the readiness probe, answered before authentication (default `/readyz`; `false`: off; ADR 0089). */
+  readyPath?: string | false;
 }
 
 /** HttpOptions with defaults applied. */
@@ -45,11 +49,19 @@ export interface ResolvedHttpOptions {
   readonly cardMaxAgeSeconds: number;
   readonly sseKeepAliveMs: number;
   readonly refusedContentTypeStatus: 400 | 415;
+  readonly healthPath: string | false;
+  readonly readyPath: string | false;
 }
 
 function refusedStatus(s: HttpOptions['refusedContentTypeStatus']): 400 | 415 {
   if (s === undefined || s === 400 || s === 415) return s ?? 400;
   throw new RangeError('http.refusedContentTypeStatus must be 400 or 415');
+}
+
+function probePath(name: string, p: string | false | undefined, fallback: string): string | false {
+  if (p === undefined) return fallback;
+  if (p === false || (typeof p === 'string' && p.startsWith('/'))) return p;
+  throw new RangeError(`http.${name} must be a path starting with / or false`);
 }
 
 /** Applies defaults. */
@@ -65,5 +77,7 @@ export function resolveHttpOptions(o: HttpOptions = {}): ResolvedHttpOptions {
     cardMaxAgeSeconds: o.cardMaxAgeSeconds ?? 300,
     sseKeepAliveMs: o.sseKeepAliveMs ?? 15_000,
     refusedContentTypeStatus: refusedStatus(o.refusedContentTypeStatus),
+    healthPath: probePath('healthPath', o.healthPath, '/healthz'),
+    readyPath: probePath('readyPath', o.readyPath, '/readyz'),
   };
 }

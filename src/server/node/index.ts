@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { FetchHandler } from '../http/fetch-handler.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { createRequestListener } from './request-listener.js';
+import { InFlight } from './in-flight.js';
 
 export { createRequestListener } from './request-listener.js';
 
@@ -27,14 +28,23 @@ export interface NodeServerHandle {
   readonly url: string;
   readonly port: number;
   readonly server: Server;
-  /** Stops accepting connections and closes idle ones; resolves when the socket is closed. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections at once and closes idle ones; requests in flight get up to `graceMs` (default
+   * 2 s) to be answered, each on a connection then closed, before every connection left is destroyed (ADR 0088).
+   * Resolves when the listening socket is closed.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
+
+/** Default of `close`'s `graceMs`. */
+const DEFAULT_CLOSE_GRACE_MS = 2000;
 
 /** Serves `fetch` on node:http. */
 export async function serveNode(fetch: FetchHandler, options: ListenOptions = {}): Promise<NodeServerHandle> {
   const host = options.host ?? '127.0.0.1';
-  const server = createServer(createRequestListener(fetch, options.logger));
+  const listener = createRequestListener(fetch, options.logger);
+  const inFlight = new InFlight();
+  const server = createServer(inFlight.around(listener));
   // Keep-alive above typical load-balancer idle timeouts, so proxies never reuse a socket we just closed.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
@@ -50,12 +60,16 @@ export async function serveNode(fetch: FetchHandler, options: ListenOptions = {}
     url: `http://${shownHost}:${port}`,
     port,
     server,
-    close: () =>
+    close: (closeOptions) =>
       new Promise<void>((resolve) => {
+        inFlight.closing(server);
         server.close(() => resolve());
         server.closeIdleConnections();
-        // Streams still open are ended after a grace period so shutdown cannot hang on a subscriber.
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
+        // What is still open after the grace is ended, so shutdown cannot hang on a subscriber.
+        setTimeout(
+          () => server.closeAllConnections(),
+          closeOptions?.graceMs ?? DEFAULT_CLOSE_GRACE_MS,
+        ).unref();
       }),
   };
 }

@@ -159,6 +159,25 @@ export class Runner {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 
+  /**
+   * Gives up every turn still running (a shutdown whose grace ran out, ADR 0088): stops renewing leases, aborts
+   * each worker (its agent's signal fires and its writes are refused here; the store fences any in flight once
+   * another replica takes the task over) and forgets it, so `drain` no longer waits for an agent that may never
+   * return. Returns the turns given up, for their leases to be shortened.
+   */
+  abandon(): { scope: Scope; taskId: string; fence: number }[] {
+    this.leases.close();
+    const given = [...this.#workers.values()].map((w) => ({
+      scope: w.scope,
+      taskId: w.taskId,
+      fence: w.fence,
+    }));
+    for (const w of this.#workers.values()) w.abort('shutdown');
+    this.#workers.clear();
+    this.#running.clear();
+    return given;
+  }
+
   /** Stops renewing leases (after `drain`). */
   close(): void {
     this.leases.close();

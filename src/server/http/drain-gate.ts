@@ -1,0 +1,100 @@
+/**
+ * The drain gate of a graceful shutdown (docs/guides/production.md "Shutting down", ADR 0088): a RequestHandler
+ * in front of the real one that, once draining, refuses every new send with a refusal that says nothing ran, and
+ * that ends the waits of blocking sends and the streams still open when the grace runs out. Reads pass through
+ * for as long as the store is open.
+ */
+import { IdempotencyCapacityError } from '../../protocol/errors.js';
+import type { RequestHandler } from '../request-handler.js';
+import type { CallContext } from '../call-context.js';
+
+/** The `Retry-After` of a send refused while draining: another replica can take it at once. */
+export const DRAINING_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The refusal of a send while draining: 503, `Retry-After`, and the reason `IDEMPOTENCY_CAPACITY`, the one our
+ * client (and any client reading A2A's error details) takes as "refused before anything ran" (ADR 0088).
+ */
+export function drainingRefusal(): IdempotencyCapacityError {
+  return new IdempotencyCapacityError({
+    message: 'The server is shutting down and admits no new sends; nothing ran: retry, on another replica',
+    retryAfterSeconds: DRAINING_RETRY_AFTER_SECONDS,
+    metadata: { draining: 'true' },
+  });
+}
+
+/** Refuses new sends once draining; ends waits and streams when `end()` is called. */
+export class DrainGate {
+  #draining = false;
+  readonly #end = new AbortController();
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  /** Whether new sends are refused. */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** From now on new sends are refused. */
+  startDraining(): void {
+    this.#draining = true;
+  }
+
+  /**
+   * The grace is over (or nothing is left to wait for): blocking sends still waiting answer with their task's
+   * latest state, open streams end without a final event (a client re-attaches elsewhere). Resolves when the
+   * blocking sends have their answer, or after `marginMs`, whichever comes first.
+   */
+  async end(marginMs: number): Promise<void> {
+    this.#draining = true;
+    this.#end.abort();
+    if (this.#inFlight.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#inFlight]),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, marginMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** `ctx` with a signal that also aborts when the grace ends. */
+  #withEnd(ctx: CallContext): CallContext {
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, this.#end.signal]) : this.#end.signal;
+    return { ...ctx, signal };
+  }
+
+  #track<T>(p: Promise<T>): Promise<T> {
+    this.#inFlight.add(p);
+    const forget = () => this.#inFlight.delete(p);
+    p.then(forget, forget);
+    return p;
+  }
+
+  /** The handler behind the gate. */
+  guard(inner: RequestHandler): RequestHandler {
+    const refuseWhileDraining = () => {
+      if (this.#draining) throw drainingRefusal();
+    };
+    return {
+      agentCard: inner.agentCard,
+      ...(inner.cardSigner !== undefined ? { cardSigner: inner.cardSigner } : {}),
+      ...(inner.logger !== undefined ? { logger: inner.logger } : {}),
+      sendMessage: async (params, ctx) => {
+        refuseWhileDraining();
+        return this.#track(inner.sendMessage(params, this.#withEnd(ctx)));
+      },
+      sendStreamingMessage: async (params, ctx) => {
+        refuseWhileDraining();
+        return inner.sendStreamingMessage(params, this.#withEnd(ctx));
+      },
+      subscribeToTask: (params, ctx) => inner.subscribeToTask(params, this.#withEnd(ctx)),
+      getTask: (params, ctx) => inner.getTask(params, ctx),
+      listTasks: (params, ctx) => inner.listTasks(params, ctx),
+      cancelTask: (params, ctx) => inner.cancelTask(params, ctx),
+      createTaskPushNotificationConfig: (params, ctx) => inner.createTaskPushNotificationConfig(params, ctx),
+      getTaskPushNotificationConfig: (params, ctx) => inner.getTaskPushNotificationConfig(params, ctx),
+      listTaskPushNotificationConfigs: (params, ctx) => inner.listTaskPushNotificationConfigs(params, ctx),
+      deleteTaskPushNotificationConfig: (params, ctx) => inner.deleteTaskPushNotificationConfig(params, ctx),
+      getExtendedAgentCard: (params, ctx) => inner.getExtendedAgentCard(params, ctx),
+    };
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The requests a node:http server is answering, so that a closing server lets them finish on connections it then
+ * closes, instead of destroying sockets under answers that are on their way (ADR 0088): a client reads a
+ * destroyed socket as "maybe it ran", an answer as what it is.
+ */
+import type { RequestListener, Server, ServerResponse } from 'node:http';
+
+/** Tracks responses in flight; after `closing`, each one ends its connection. */
+export class InFlight {
+  readonly #open = new Set<ServerResponse>();
+  #server: Server | undefined;
+
+  /** `listener`, tracked. */
+  around(listener: RequestListener): RequestListener {
+    return (incoming, out) => {
+      this.#open.add(out);
+      if (this.#server !== undefined) keepNoLonger(out);
+      out.once('close', () => {
+        this.#open.delete(out);
+        // The connection that carried it is idle now: a closing server lets it go.
+        this.#server?.closeIdleConnections();
+      });
+      listener(incoming, out);
+    };
+  }
+
+  /** The server is closing: answers not yet started say `Connection: close`. */
+  closing(server: Server): void {
+    this.#server = server;
+    for (const out of this.#open) keepNoLonger(out);
+  }
+}
+
+function keepNoLonger(out: ServerResponse): void {
+  if (!out.headersSent) out.setHeader('Connection', 'close');
+}
