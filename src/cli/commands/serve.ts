@@ -400,7 +400,9 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   // margin, and the sockets still open after that are destroyed.
   await Promise.all([
     handle.close({ graceMs: shutdownGraceMs + SHUTDOWN_MARGIN_MS }),
-    server.close({ graceMs: shutdownGraceMs }),
+    // Once nothing is left to drain, idle keep-alive connections go too (until then a request on one is answered,
+    // not cut: ADR 0088).
+    server.close({ graceMs: shutdownGraceMs }).finally(() => handle.server.closeIdleConnections()),
   ]);
   return 0;
 }

@@ -15,11 +15,10 @@ export class InFlight {
     return (incoming, out) => {
       this.#open.add(out);
       if (this.#server !== undefined) keepNoLonger(out);
-      out.once('close', () => {
-        this.#open.delete(out);
-        // The connection that carried it is idle now: a closing server lets it go.
-        this.#server?.closeIdleConnections();
-      });
+      // An answer sent with `Connection: close` ends its own connection. Idle connections are NOT closed here: a
+      // client may be writing its next request on one at that very moment, and a POST cut so is ambiguous to it
+      // ("maybe it ran"); left open, its request is answered (a send refused as "nothing ran", 503) and closed.
+      out.once('close', () => this.#open.delete(out));
       listener(incoming, out);
     };
   }

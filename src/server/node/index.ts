@@ -4,7 +4,7 @@
  * on the hot path; any other Response a handler returns is streamed as usual.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import type { FetchHandler } from '../http/fetch-handler.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { createRequestListener } from './request-listener.js';
@@ -29,9 +29,11 @@ export interface NodeServerHandle {
   readonly port: number;
   readonly server: Server;
   /**
-   * Stops accepting connections at once and closes idle ones; requests in flight get up to `graceMs` (default
-   * 2 s) to be answered, each on a connection then closed, before every connection left is destroyed (ADR 0088).
-   * Resolves when the listening socket is closed.
+   * Stops accepting connections at once; requests in flight, and requests that still arrive on open keep-alive
+   * connections, get up to `graceMs` (default 2 s) to be answered, each on a connection then closed, before every
+   * connection left is destroyed (ADR 0088). Idle connections are left to the caller: call
+   * `server.closeIdleConnections()` once its drain is over (`a2a-once serve` does, after `A2AServer.close`), or
+   * they go at the grace's end. Resolves when the last connection is closed.
    */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -63,8 +65,10 @@ export async function serveNode(fetch: FetchHandler, options: ListenOptions = {}
     close: (closeOptions) =>
       new Promise<void>((resolve) => {
         inFlight.closing(server);
-        server.close(() => resolve());
-        server.closeIdleConnections();
+        // net.Server's close, not http.Server's: the latter also closes idle connections at once (Node 19+).
+        NetServer.prototype.close.call(server, () => resolve());
+        // Idle keep-alive connections stay until the caller's drain is done (`server.closeIdleConnections()`) or
+        // the grace ends: closing one while its client writes a request on it would cut that request mid-way.
         // What is still open after the grace is ended, so shutdown cannot hang on a subscriber.
         setTimeout(
           () => server.closeAllConnections(),
