@@ -10,7 +10,13 @@ import { RecoverySchedule } from './recovery/recovery-schedule.js';
 import { RetentionSchedule } from './retention/retention-schedule.js';
 import type { ResumeOptions, ResumeResult, ResumeTarget } from './task-resume.js';
 import { DrainGate } from './http/drain-gate.js';
-import { boundedCheck, gatherReadiness, READY_STORE_TIMEOUT_MS, type Readiness } from './http/probes.js';
+import {
+  boundedCheck,
+  gatherReadiness,
+  READY_STORE_TIMEOUT_MS,
+  schemaCheck,
+  type Readiness,
+} from './http/probes.js';
 import { shutDown, type CloseOptions } from './shutdown.js';
 import { DEFAULT_SCOPE } from '../store/scope.js';
 
@@ -66,6 +72,8 @@ export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions
       // A cheap read of a task nobody has: it touches the tables, so a missing schema fails it too.
       store: () =>
         boundedCheck(() => o.store.getTask(DEFAULT_SCOPE, 'a2a-once-readiness'), READY_STORE_TIMEOUT_MS),
+      // Migrations current: a schema behind this code would refuse writes it needs (stores without one pass).
+      schema: () => schemaCheck(o.store, READY_STORE_TIMEOUT_MS),
       recovery: () => (recoveryDone ? { ok: true } : { ok: false, detail: 'start-up recovery is running' }),
       draining: () => (gate.draining ? { ok: false, detail: 'the server is shutting down' } : { ok: true }),
     });

@@ -8,6 +8,7 @@
  * - Records returned are snapshots to be treated as immutable.
  * - Times come from the store's `Clock`.
  */
+import type { SchemaStatus } from './sql/migration.js';
 import type { Message, StreamResponse, Task } from '../protocol/model.js';
 import type { TaskPushNotificationConfig } from '../protocol/requests.js';
 import type { TaskState } from '../protocol/task-state.js';
@@ -356,6 +357,12 @@ export interface TaskStore {
    * without it only makes the start-up report shorter.
    */
   leaseCensus?(): Promise<LeaseCensus>;
+
+  /**
+   * The schema version the database holds and the newest this code knows, read without changing anything
+   * (`/readyz` says not ready until they are equal). Optional: a store with no schema (memory) has none.
+   */
+  schemaStatus?(): Promise<SchemaStatus>;
 
   /**
    * Records a durable step's result once per (task, name), atomically, under the fence: `recorded` if none

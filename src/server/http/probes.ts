@@ -92,3 +92,26 @@ export async function boundedCheck(read: () => Promise<unknown>, timeoutMs: numb
     clearTimeout(timer);
   }
 }
+
+/** What the schema check reads of a store: its optional `schemaStatus` (TaskStore). */
+interface SchemaReader {
+  schemaStatus?(): Promise<{ readonly version: number; readonly latest: number }>;
+}
+
+/**
+ * `ok` when the store's schema is the newest this code knows (or the store has no schema), else what is missing:
+ * a replica started with new code before `a2a-once migrate` ran is not ready. Bounded like the store check.
+ */
+export async function schemaCheck(store: SchemaReader, timeoutMs: number): Promise<ReadinessCheck> {
+  if (store.schemaStatus === undefined) return { ok: true };
+  let status: { version: number; latest: number } | undefined;
+  const read = await boundedCheck(async () => {
+    status = await store.schemaStatus!();
+  }, timeoutMs);
+  if (!read.ok || status === undefined) return read;
+  if (status.version >= status.latest) return { ok: true };
+  return {
+    ok: false,
+    detail: `schema version ${status.version}, this a2a-once needs ${status.latest}: run a2a-once migrate`,
+  };
+}

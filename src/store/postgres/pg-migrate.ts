@@ -4,7 +4,7 @@
  * transactional in PostgreSQL, so a failed migration leaves nothing half-applied.
  */
 import type { Clock } from '../clock.js';
-import { latestVersion, type MigrationReport } from '../sql/migration.js';
+import { latestVersion, type MigrationReport, type SchemaStatus } from '../sql/migration.js';
 import { toInt } from '../sql/sql-rows.js';
 import { StoreError } from '../sql/store-error.js';
 import type { PgPoolLike } from './pg-pool-like.js';
@@ -16,6 +16,16 @@ import { inTransaction } from './pg-transaction.js';
 export const MIGRATION_LOCK_CLASS = 0x41324f00;
 
 /** Brings the schema `t.schema` (created if missing) to the newest version. */
+/** The version the schema holds (0 without a ledger) and the newest known, read only. */
+export async function postgresSchemaStatus(pool: PgPoolLike, t: PgTables): Promise<SchemaStatus> {
+  const latest = latestVersion(pgMigrations(t));
+  const { rows } = await pool.query('SELECT to_regclass($1) IS NOT NULL AS present', [t.migrations]);
+  if ((rows[0] as { present?: boolean } | undefined)?.present !== true) return { version: 0, latest };
+  const res = await pool.query(`SELECT MAX(version) AS version FROM ${t.migrations}`);
+  const version = (res.rows[0] as { version: number | string | null } | undefined)?.version;
+  return { version: version === null || version === undefined ? 0 : Number(version), latest };
+}
+
 export function migratePostgres(pool: PgPoolLike, t: PgTables, clock: Clock): Promise<MigrationReport> {
   const migrations = pgMigrations(t);
   const newest = latestVersion(migrations);

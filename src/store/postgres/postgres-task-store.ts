@@ -29,7 +29,7 @@ import { EventNotifier, taskKey } from '../sql/event-notifier.js';
 import { MAX_SETTLE_TURNS } from '../sql/settle.js';
 import { StatementGroup } from '../sql/statement-group.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
-import type { MigrationReport } from '../sql/migration.js';
+import type { MigrationReport, SchemaStatus } from '../sql/migration.js';
 import { pollNextRecord } from '../sql/poll-next-record.js';
 import { pollWatch, unlimitedListeners } from '../sql/poll-watch.js';
 import { leaseInputError } from '../sql/lease.js';
@@ -66,7 +66,7 @@ import type {
 } from '../task-store.js';
 import { claimKeyPg } from './pg-claim-key.js';
 import { canClaimInOneStatement, claimAndCreatePg, createTaskPg } from './pg-create-task.js';
-import { migratePostgres } from './pg-migrate.js';
+import { migratePostgres, postgresSchemaStatus } from './pg-migrate.js';
 import type { PgPoolLike, PgQueryable } from './pg-pool-like.js';
 import { commitPg } from './pg-commit.js';
 import {
@@ -195,6 +195,10 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   /** Applies pending migrations under an advisory lock (safe from several replicas at once). */
+  schemaStatus(): Promise<SchemaStatus> {
+    return postgresSchemaStatus(this.#pool, this.#tables);
+  }
+
   migrate(): Promise<MigrationReport> {
     return migratePostgres(this.#pool, this.#tables, this.#clock);
   }

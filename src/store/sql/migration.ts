@@ -25,6 +25,14 @@ export interface MigrationReport {
   readonly version: number;
 }
 
+/** Where a store's schema stands (`TaskStore.schemaStatus`). */
+export interface SchemaStatus {
+  /** The newest version applied to the database (0: none, the ledger is missing). */
+  readonly version: number;
+  /** The newest version this a2a-once knows. */
+  readonly latest: number;
+}
+
 /** The newest version of a migration list. */
 export function latestVersion(migrations: readonly Migration[]): number {
   return migrations.reduce((max, m) => Math.max(max, m.version), 0);

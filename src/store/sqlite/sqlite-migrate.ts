@@ -4,9 +4,22 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { Clock } from '../clock.js';
-import { latestVersion, type MigrationReport } from '../sql/migration.js';
+import { latestVersion, type MigrationReport, type SchemaStatus } from '../sql/migration.js';
 import { StoreError } from '../sql/store-error.js';
 import { SQLITE_LEDGER, SQLITE_MIGRATIONS } from './sqlite-schema.js';
+
+/** The version the file holds (0 without a ledger) and the newest known, read only. */
+export function sqliteSchemaStatus(db: Database): SchemaStatus {
+  const latest = latestVersion(SQLITE_MIGRATIONS);
+  const ledger = db
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'a2a_migrations'")
+    .get();
+  if (ledger === undefined) return { version: 0, latest };
+  const row = db.prepare('SELECT MAX(version) AS version FROM a2a_migrations').get() as {
+    version: number | null;
+  };
+  return { version: row.version ?? 0, latest };
+}
 
 /** Brings the database to the newest schema version. */
 export function migrateSqlite(db: Database, clock: Clock): MigrationReport {

@@ -22,7 +22,7 @@ import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from
 import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
-import type { MigrationReport } from '../sql/migration.js';
+import type { MigrationReport, SchemaStatus } from '../sql/migration.js';
 import { pollNextRecord } from '../sql/poll-next-record.js';
 import { pollWatch, unlimitedListeners } from '../sql/poll-watch.js';
 import { leaseInputError } from '../sql/lease.js';
@@ -56,7 +56,7 @@ import type {
   TaskStore,
   TaskWrite,
 } from '../task-store.js';
-import { migrateSqlite } from './sqlite-migrate.js';
+import { migrateSqlite, sqliteSchemaStatus } from './sqlite-migrate.js';
 import { commitTx } from './sqlite-commit.js';
 import { dateUndatedTombstones, purgeBatch, purgeRemains, type PurgeCutoffs } from './sqlite-purge.js';
 import { SQL } from './sqlite-statements.js';
@@ -137,6 +137,10 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   /** Applies pending schema migrations (safe to call from several processes at once). */
+  schemaStatus(): Promise<SchemaStatus> {
+    return this.#read(() => sqliteSchemaStatus(this.#db));
+  }
+
   migrate(): Promise<MigrationReport> {
     return this.#read(() => migrateSqlite(this.#db, this.#clock));
   }

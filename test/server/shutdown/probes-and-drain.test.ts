@@ -64,7 +64,7 @@ describe('probes', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
       ready: true,
-      checks: { store: { ok: true }, recovery: { ok: true }, draining: { ok: true } },
+      checks: { store: { ok: true }, schema: { ok: true }, recovery: { ok: true }, draining: { ok: true } },
     });
     // Everything else still needs the credential.
     expect((await s.fetch(send('x'))).status).toBe(401);
