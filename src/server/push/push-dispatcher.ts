@@ -27,7 +27,8 @@ import { errorFields, logSafely } from '../observability/error-log.js';
 import { retryDelayMs, type ResolvedPushOptions } from './push-options.js';
 import { attemptDelivery, type AttemptContext } from './delivery-attempt.js';
 import { makeAgents, type PostAgents } from './webhook-post.js';
-import { tracedDelivery, type PushTracing } from './traced-delivery.js';
+import { tracedDelivery } from './traced-delivery.js';
+import type { PushTracing } from './push-tracing.js';
 import { webhookOrigin } from './webhook-url-guard.js';
 
 /** A claimed webhook and the name of the claim it is held under. */

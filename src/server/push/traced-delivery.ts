@@ -5,17 +5,9 @@
  */
 import type { StoredEvent } from '../../store/records.js';
 import type { PushDelivery } from '../../store/push-delivery.js';
-import type { Scope } from '../../store/scope.js';
 import { ATTR, SPAN } from '../../telemetry/attributes.js';
-import type { Telemetry, TraceCarrier } from '../../telemetry/telemetry.js';
+import type { PushTracing } from './push-tracing.js';
 import { attemptDelivery, type AttemptContext, type Verdict } from './delivery-attempt.js';
-
-/** What push delivery traces with. */
-export interface PushTracing {
-  readonly telemetry: Telemetry;
-  /** The trace context of the send that created a task, when known here. */
-  readonly traceOf: (scope: Scope, taskId: string) => TraceCarrier | undefined;
-}
 
 /** `attemptDelivery` in a span. */
 export async function tracedDelivery(
