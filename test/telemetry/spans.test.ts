@@ -14,7 +14,7 @@ import type { LogFields, ServerLogger } from '../../src/server/observability/log
 import { silentLogger } from '../../src/server/observability/logger.js';
 import { pushServer, FAST_PUSH } from '../server/push/push-server.js';
 import { startReceiver } from '../server/push/receiver.js';
-import { rpcRequest, restRequest, userMsg } from '../helpers/http.js';
+import { readSse, rpcRequest, restRequest, userMsg } from '../helpers/http.js';
 
 const msg = (text: string) => userMsg(crypto.randomUUID(), text);
 import { KIND, registerOtel, until, type RegisteredOtel } from './otel-harness.js';
@@ -128,6 +128,54 @@ describe('the SERVER span of a call', () => {
     expect(sends[1]!.attributes['error.type']).toBe('IdempotencyKeyReusedError');
     for (const x of otel.spans())
       for (const v of Object.values(x.attributes)) expect(String(v)).not.toContain(key);
+    await s.close();
+  });
+});
+
+describe('a task across sends', () => {
+  it('links a continuation and its turn to the send that created the task', async () => {
+    const s = createA2AServer({
+      agent: {
+        async execute(ctx) {
+          if (!ctx.isContinuation) await ctx.requireInput('which region?');
+          else await ctx.complete('done');
+        },
+      },
+      card,
+      retention: false,
+      logger: silentLogger,
+      telemetry: openTelemetry(),
+    });
+    const first = await s.fetch(rpcRequest('SendMessage', { message: msg('start') }));
+    const taskId = ((await first.json()) as { result: { task: { id: string } } }).result.task.id;
+    await s.fetch(rpcRequest('SendMessage', { message: { ...msg('eu'), taskId } }));
+    await until(() => otel.spans().filter((x) => x.name === 'a2a_once.agent.turn').length === 2);
+    const sends = otel.spans().filter((x) => x.kind === KIND.SERVER);
+    expect(sends.map((x) => x.attributes['a2a_once.admission.outcome'])).toEqual(['claimed', 'continued']);
+    const [created, continued] = sends as [(typeof sends)[0], (typeof sends)[0]];
+    expect(continued.links.map((l) => l.context.spanId)).toEqual([created.spanContext().spanId]);
+    const turns = otel.spans().filter((x) => x.name === 'a2a_once.agent.turn');
+    const second = turns.find((t) => t.parentSpanContext?.spanId === continued.spanContext().spanId)!;
+    expect(second.links.map((l) => l.context.spanId)).toEqual([created.spanContext().spanId]);
+    expect(second.attributes['a2a.task.state']).toBe('TASK_STATE_COMPLETED');
+    const firstTurn = turns.find((t) => t !== second)!;
+    expect(firstTurn.links).toEqual([]); // its parent is the creating send: no link to itself
+    expect(firstTurn.attributes['a2a.task.state']).toBe('TASK_STATE_INPUT_REQUIRED');
+    await s.close();
+  });
+
+  it("keeps a stream's SERVER span open until the stream ends", async () => {
+    const s = server({ telemetry: openTelemetry(), card: { ...card, capabilities: { streaming: true } } });
+    const res = await s.fetch(
+      rpcRequest('SendStreamingMessage', { message: msg('stream') }, { headers: { traceparent } }),
+    );
+    expect(otel.spans().filter((x) => x.kind === KIND.SERVER)).toEqual([]);
+    const frames = await readSse(res);
+    expect(frames.length).toBeGreaterThan(0);
+    await until(() => otel.spans().some((x) => x.kind === KIND.SERVER));
+    const span = otel.spans().find((x) => x.kind === KIND.SERVER)!;
+    expect([span.name, span.spanContext().traceId]).toEqual(['SendStreamingMessage', TRACE]);
+    expect(span.attributes['a2a_once.admission.outcome']).toBe('claimed');
     await s.close();
   });
 });
