@@ -26,6 +26,9 @@ export const ATTR = {
   pushStatus: 'a2a_once.push.status',
   pushOutcome: 'a2a_once.push.outcome',
   commitSize: 'a2a_once.store.commit.size',
+  delegationName: 'a2a_once.delegation.name',
+  childTaskId: 'a2a_once.delegation.child_task_id',
+  delegationOutcome: 'a2a_once.delegation.outcome',
   httpStatus: 'http.response.status_code',
 } as const;
 
@@ -34,6 +37,7 @@ export const SPAN = {
   turn: 'a2a_once.agent.turn',
   attempt: 'a2a_once.attempt',
   step: 'a2a_once.step',
+  delegation: 'a2a_once.delegation',
   push: 'a2a_once.push.delivery',
   commit: 'a2a_once.store.commit',
 } as const;

@@ -181,15 +181,21 @@ describe('one trace across coordinator -> middle -> leaf, with a lost answer on 
     ] as const) {
       const up = ancestry(spans, claimedOf(child));
       const names = up.map((s) => s.name);
-      expect(names.slice(0, 4)).toEqual([
+      expect(names.slice(0, 5)).toEqual([
         'a2a_once.attempt',
         'SendMessage',
         'a2a_once.step',
+        'a2a_once.delegation',
         'a2a_once.agent.turn',
       ]);
       expect(up[2]!.attributes['a2a_once.step.name']).toMatch(/\.child$/);
       expect(up[2]!.attributes['a2a_once.step.outcome']).toBe('recorded');
-      expect(up[3]!.spanContext().spanId).toBe(turnOf(parent).spanContext().spanId);
+      // The delegation names its child and how it ended.
+      expect(up[3]!.attributes).toMatchObject({
+        'a2a_once.delegation.child_task_id': attr(claimedOf(child), 'a2a.task.id'),
+        'a2a_once.delegation.outcome': 'completed',
+      });
+      expect(up[4]!.spanContext().spanId).toBe(turnOf(parent).spanContext().spanId);
     }
   });
 

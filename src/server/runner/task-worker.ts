@@ -66,6 +66,7 @@ import { newWriteId } from './write-id.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { ATTR, SPAN } from '../../telemetry/attributes.js';
 import { errorNameOf } from './agent-failure.js';
+import { tracedDelegation } from './traced-delegation.js';
 import {
   commitPinned,
   retryAfterThrow,
@@ -494,7 +495,9 @@ export class TaskWorker implements AgentContext {
     message: string | Message,
     options?: DelegateOptions,
   ): Promise<DelegationHandle> {
-    return delegate(this, peer, message, options);
+    const telemetry = this.#telemetry;
+    if (telemetry === undefined) return delegate(this, peer, message, options);
+    return tracedDelegation(telemetry, options?.name, () => delegate(this, peer, message, options));
   }
 
   /**
