@@ -107,10 +107,12 @@ export class A2ARequestHandler implements RequestHandler {
       committed: (scope, taskId) => this.push?.committed(scope, taskId),
     });
     const workerName = defaultWorkerName();
-    const traces = (this.#traces = o.telemetry ? new TaskTraces() : undefined);
+    const traces = (this.#traces = o.telemetry
+      ? new TaskTraces({ store: o.store, logger: o.logger })
+      : undefined);
     const tracing =
       o.telemetry && traces
-        ? { telemetry: o.telemetry, traceOf: (scope: Scope, id: string) => traces.of(scope, id) }
+        ? { telemetry: o.telemetry, traceOf: (scope: Scope, id: string) => traces.find(scope, id) }
         : undefined;
     const pushOptions = delivers && o.push !== false ? resolvePushOptions(o.push) : undefined;
     this.#pushOptions = pushOptions;
@@ -214,7 +216,7 @@ export class A2ARequestHandler implements RequestHandler {
     }
     const admission = await admitSend(this.#admission, params, ctx, pushConfig);
     if (ctx.notes) ctx.notes.admission = admission.kind === 'replay' ? 'replayed' : admission.kind;
-    if (this.#traces) traceAdmission(this.options.telemetry!, this.#traces, admission);
+    if (this.#traces) await traceAdmission(this.options.telemetry!, this.#traces, admission);
     if (pushConfig && admission.kind !== 'replay')
       this.push?.track(admission.scope, admission.record.task.id);
     if (admission.kind === 'replay') {
@@ -487,6 +489,7 @@ export class A2ARequestHandler implements RequestHandler {
     await this.runner.drain();
     this.runner.close();
     await this.push?.close();
+    await this.#traces?.drain();
     await this.options.store.close();
   }
 }

@@ -24,7 +24,7 @@ describe('the seam', () => {
   });
 
   it('remembers the trace of at most `max` tasks, forgetting the oldest', () => {
-    const traces = new TaskTraces(2);
+    const traces = new TaskTraces(undefined, 2);
     const scope = { tenant: '', owner: '' };
     traces.remember(scope, 'a', { traceparent: 'A' });
     traces.remember(scope, 'b', { traceparent: 'B' });

@@ -9,8 +9,15 @@ import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { Admission } from '../admission/admission.js';
 import type { TaskTraces } from './task-traces.js';
 
-/** Describes an admission on the active span, and remembers or links the trace of the task's creation. */
-export function traceAdmission(telemetry: Telemetry, traces: TaskTraces, admission: Admission): void {
+/**
+ * Describes an admission on the active span, and stores or links the trace of the task's creation (a replay
+ * of a task another replica created waits for one store read, only with telemetry).
+ */
+export async function traceAdmission(
+  telemetry: Telemetry,
+  traces: TaskTraces,
+  admission: Admission,
+): Promise<void> {
   const span = telemetry.activeSpan();
   if (span === undefined) return;
   const task = admission.record.task;
@@ -21,9 +28,9 @@ export function traceAdmission(telemetry: Telemetry, traces: TaskTraces, admissi
   const key = keyOf(admission.message);
   if (key !== undefined) span.setAttribute(ATTR.keyHash, keyHash(key));
   if (admission.kind === 'created') {
-    traces.remember(admission.scope, task.id, span.carrier());
+    traces.created(admission.scope, task.id, admission.record.fence, span.carrier());
     return;
   }
-  const first = traces.of(admission.scope, task.id);
+  const first = await traces.find(admission.scope, task.id);
   if (first !== undefined) span.link(first);
 }

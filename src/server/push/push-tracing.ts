@@ -5,6 +5,6 @@ import type { Telemetry, TraceCarrier } from '../../telemetry/telemetry.js';
 /** The server's telemetry, and where the trace each task was created in is kept. */
 export interface PushTracing {
   readonly telemetry: Telemetry;
-  /** The trace context of the send that created a task, when known here. */
-  readonly traceOf: (scope: Scope, taskId: string) => TraceCarrier | undefined;
+  /** The trace context of the send that created a task, when known (in memory, else in the store). */
+  readonly traceOf: (scope: Scope, taskId: string) => Promise<TraceCarrier | undefined>;
 }

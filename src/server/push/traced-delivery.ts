@@ -17,7 +17,7 @@ export async function tracedDelivery(
   ctx: AttemptContext,
 ): Promise<Verdict> {
   const { telemetry } = tracing;
-  const parent = tracing.traceOf(d.scope, d.taskId);
+  const parent = await tracing.traceOf(d.scope, d.taskId);
   const span = telemetry.startSpan(SPAN.push, {
     kind: 'client',
     ...(parent !== undefined ? { parent } : {}),

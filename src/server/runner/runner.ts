@@ -72,8 +72,8 @@ export interface RunnerSettings {
   readonly agentErrorMessage: AgentErrorMessage;
   /** A span per turn, step and commit (ADR 0092); none: no span. */
   readonly telemetry?: Telemetry;
-  /** The trace context of the send that created a task, when known here (ADR 0093): a turn links to it. */
-  readonly traceOf?: (scope: Scope, taskId: string) => TraceCarrier | undefined;
+  /** The trace context of the send that created a task, when known (ADR 0093): a turn links to it. */
+  readonly traceOf?: (scope: Scope, taskId: string) => Promise<TraceCarrier | undefined>;
 }
 
 const DEFAULT_SETTINGS: RunnerSettings = {
@@ -181,7 +181,6 @@ export class Runner {
    */
   async #traced(telemetry: Telemetry, worker: TaskWorker, turn: TurnInit): Promise<void> {
     const parent = telemetry.activeSpan()?.carrier().traceparent;
-    const first = this.#settings.traceOf?.(turn.scope, worker.taskId);
     const span = telemetry.startSpan(SPAN.turn, {
       attributes: {
         [ATTR.taskId]: worker.taskId,
@@ -190,7 +189,10 @@ export class Runner {
         [ATTR.fence]: worker.fence,
         [ATTR.resumed]: turn.isResumed === true,
       },
-      links: first !== undefined && first.traceparent !== parent ? [first] : [],
+    });
+    // The link is added once found (a store read when another process created the task): the turn does not wait.
+    void this.#settings.traceOf?.(turn.scope, worker.taskId).then((first) => {
+      if (first !== undefined && first.traceparent !== parent) span.link(first);
     });
     try {
       await span.run(() => this.#run(worker));
