@@ -1,6 +1,6 @@
 /**
  * A delivery attempt in its span (ADR 0092): a CLIENT span per POST, a child of the trace the task was created in
- * when this process knows it (ADR 0093), carrying the event's `seq`, the HTTP status and the verdict; the POST's
+ * when it is known (ADR 0093: in memory or stored with the task), carrying the event's `seq`, the HTTP status and the verdict; the POST's
  * `traceparent` names that span, so a receiver's spans join the task's trace.
  */
 import type { StoredEvent } from '../../store/records.js';
