@@ -5,3 +5,4 @@
 export * from './protocol/index.js';
 export * from './idempotency/index.js';
 export * from './store/index.js';
+export * from './telemetry/index.js';

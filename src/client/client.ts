@@ -98,6 +98,7 @@ export class A2AClient {
         options.credentials === undefined
           ? undefined
           : new ClientCredentials(options.credentials, placementOf(card)),
+      telemetry: options.telemetry,
     });
     this.ctx = {
       conn: this.conn,
@@ -121,7 +122,7 @@ export class A2AClient {
     const capture = cardCapture(options.fetch, options.trust); // verifies the bytes parsed (ADR 0073)
     const card = await fetchAgentCard(cardUrl, {
       ...(capture.fetch ? { fetch: capture.fetch } : {}),
-      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.headers || options.telemetry ? { headers: tracedHeaders(options) } : {}),
       ...(options.credentials !== undefined ? { credentials: options.credentials } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -279,4 +280,11 @@ export class A2AClient {
 
 function targetOf(e: Endpoint): string {
   return e.tenant ? `${e.url}#tenant=${e.tenant}` : e.url;
+}
+
+/** The card request's headers: the caller's, and the active trace context when the client has telemetry. */
+function tracedHeaders(options: A2AClientOptions): Record<string, string> {
+  const headers = { ...options.headers };
+  options.telemetry?.inject(headers);
+  return headers;
 }

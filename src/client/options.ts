@@ -7,6 +7,7 @@ import type { IntentStore } from './intents/intent-store.js';
 import type { RetryOptions } from './retry/retry-policy.js';
 import type { ClientLogger } from './sends/client-logger.js';
 import type { CredentialsOption } from './credentials/credential.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 /** Options of a client. */
 export interface A2AClientOptions {
@@ -57,4 +58,10 @@ export interface A2AClientOptions {
   readonly maxResponseBytes?: number;
   /** Bindings to prefer when choosing from a card, most preferred first. Default `['JSONRPC', 'HTTP+JSON']`. */
   readonly preferredBindings?: readonly string[];
+  /**
+   * Spans and W3C trace context (ADR 0091): `openTelemetry()` from `a2a-once/otel`. With it every attempt is a
+   * CLIENT span whose context the request carries in `traceparent` / `tracestate`, and the card request carries
+   * the active context. Default: none, and no telemetry code runs.
+   */
+  readonly telemetry?: Telemetry;
 }

@@ -40,6 +40,9 @@ import type { CallContext } from './call-context.js';
 import { errorFields, logSafely, noteTaskId } from './observability/error-log.js';
 import type { ServerLogger } from './observability/logger.js';
 import { ADMISSION_COUNTER } from './observability/metrics.js';
+import { TaskTraces } from './observability/task-traces.js';
+import { traceAdmission } from './observability/trace-admission.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { advertisePush, buildAgentCard, deliversPush, requiredExtensions } from './card.js';
 import { checkDelegationDepth } from './delegation/delegation-chain.js';
 import { TaskCancel } from './task-cancel.js';
@@ -84,6 +87,8 @@ export class A2ARequestHandler implements RequestHandler {
   readonly #cancel: TaskCancel;
   /** Out-of-band resumes of AUTH_REQUIRED tasks (ADR 0054). */
   readonly #resume: TaskResume;
+  /** The trace each task was created in, with telemetry (ADR 0093). */
+  readonly #traces: TaskTraces | undefined;
 
   constructor(options: A2AServerOptions) {
     this.options = resolveServerOptions(options);
@@ -102,10 +107,17 @@ export class A2ARequestHandler implements RequestHandler {
       committed: (scope, taskId) => this.push?.committed(scope, taskId),
     });
     const workerName = defaultWorkerName();
+    const traces = (this.#traces = o.telemetry
+      ? new TaskTraces({ store: o.store, logger: o.logger })
+      : undefined);
+    const tracing =
+      o.telemetry && traces
+        ? { telemetry: o.telemetry, traceOf: (scope: Scope, id: string) => traces.find(scope, id) }
+        : undefined;
     const pushOptions = delivers && o.push !== false ? resolvePushOptions(o.push) : undefined;
     this.#pushOptions = pushOptions;
     const dispatcher = pushOptions
-      ? new PushDispatcher(o.store, pushOptions, o.logger, o.clock, `${workerName}:push`)
+      ? new PushDispatcher(o.store, pushOptions, o.logger, o.clock, `${workerName}:push`, tracing)
       : undefined;
     this.push = dispatcher;
     const retry = { ...DEFAULT_WRITE_RETRY, writeBudgetMs: o.storeWriteBudgetMs };
@@ -118,6 +130,7 @@ export class A2ARequestHandler implements RequestHandler {
       ...(dispatcher
         ? { onCommitted: (scope: Scope, taskId: string) => dispatcher.committed(scope, taskId) }
         : {}),
+      ...(tracing ?? {}),
     });
     const leases = (this.leases = new TurnLeases(workerName, o.leaseMs));
     const lost = (this.#lostCreations = new LostCreations({
@@ -166,6 +179,11 @@ export class A2ARequestHandler implements RequestHandler {
     return this.options.logger;
   }
 
+  /** The host's telemetry (ADR 0091): the bindings start a SERVER span per call with it. */
+  get telemetry(): Telemetry | undefined {
+    return this.options.telemetry;
+  }
+
   /** Checks `required: true` extensions (A2A §3.3.4) and activates what the client asked for and we declare. */
   #negotiate(ctx: CallContext): void {
     for (const uri of this.#required) {
@@ -198,6 +216,7 @@ export class A2ARequestHandler implements RequestHandler {
     }
     const admission = await admitSend(this.#admission, params, ctx, pushConfig);
     if (ctx.notes) ctx.notes.admission = admission.kind === 'replay' ? 'replayed' : admission.kind;
+    if (this.#traces) await traceAdmission(this.options.telemetry!, this.#traces, admission);
     if (pushConfig && admission.kind !== 'replay')
       this.push?.track(admission.scope, admission.record.task.id);
     if (admission.kind === 'replay') {
@@ -470,6 +489,7 @@ export class A2ARequestHandler implements RequestHandler {
     await this.runner.drain();
     this.runner.close();
     await this.push?.close();
+    await this.#traces?.drain();
     await this.options.store.close();
   }
 }

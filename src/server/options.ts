@@ -16,6 +16,8 @@ import {
 import type { AgentCardInit } from './card.js';
 import type { CardSigningOptions } from './card-signer.js';
 import { jsonLineLogger, type ServerLogger } from './observability/logger.js';
+import { withTraceIds } from './observability/trace-log.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 import { noopMetrics, type ServerMetrics } from './observability/metrics.js';
 import type { PushDeliveryOptions } from './push/push-options.js';
 import type { RecoveryOptions } from './recovery/recovery-schedule.js';
@@ -95,6 +97,11 @@ export interface A2AServerOptions {
   agentErrorMessage?: AgentErrorMessage;
   metrics?: ServerMetrics;
   logger?: ServerLogger;
+  /**
+   * Spans and W3C trace context (ADR 0091): `openTelemetry()` from `a2a-once/otel`. Default: none, and no
+   * telemetry code runs. With it, log lines written while a span is active carry `trace_id` and `span_id`.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Options with every default applied. */
@@ -122,6 +129,7 @@ export interface ResolvedServerOptions {
   readonly agentErrorMessage: AgentErrorMessage;
   readonly metrics: ServerMetrics;
   readonly logger: ServerLogger;
+  readonly telemetry: Telemetry | undefined;
 }
 
 /** Applies defaults. */
@@ -153,7 +161,9 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
     delegation: resolveDelegationSettings(o.delegation),
     agentErrorMessage: checkAgentErrorMessage(o.agentErrorMessage ?? 'generic'),
     metrics: o.metrics ?? noopMetrics,
-    logger: o.logger ?? jsonLineLogger(), // warn and error on stderr (ADR 0029); pass silentLogger for none
+    // Warn and error on stderr (ADR 0029); pass silentLogger for none. Trace ids added only with telemetry.
+    logger: withTraceIds(o.logger ?? jsonLineLogger(), o.telemetry),
+    telemetry: o.telemetry,
   };
 }
 

@@ -20,6 +20,7 @@ import type {
 import type { CallContext } from './call-context.js';
 import type { CardSigner } from './card-signer.js';
 import type { ServerLogger } from './observability/logger.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 /** The eleven operations. */
 export interface RequestHandler {
@@ -29,6 +30,8 @@ export interface RequestHandler {
   readonly cardSigner?: CardSigner | undefined;
   /** Where the bindings log unexpected errors they answer (ADR 0029); stderr JSON lines when absent. */
   readonly logger?: ServerLogger;
+  /** Where the bindings start a SERVER span per call (ADR 0091); none: no span. */
+  readonly telemetry?: Telemetry | undefined;
 
   sendMessage(params: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse>;
   /**

@@ -1,7 +1,7 @@
 /**
  * The client's layout (ADR 0033): one concept per folder, folders that only import the folders below them, no
  * import cycle, a short longest import chain, the layers of ADR 0001 (the client imports only protocol,
- * idempotency and the shared delegation layer), and the public entry `a2a-once/client` exporting exactly its documented names.
+ * idempotency, the telemetry seam of ADR 0091 and the shared delegation layer), and the public entry `a2a-once/client` exporting exactly its documented names.
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -62,10 +62,10 @@ describe('the layout of src/client (ADR 0033)', () => {
     expect(chain.length, chain.join(' -> ')).toBeLessThanOrEqual(8);
   });
 
-  it('imports nothing of ours but protocol, idempotency and the shared delegation layer (ADR 0001)', () => {
+  it('imports nothing of ours but protocol, idempotency, the telemetry seam and the shared delegation layer (ADR 0001, ADR 0091)', () => {
     const wrong = [...outsideImports(CLIENT)].flatMap(([file, targets]) =>
       targets
-        .filter((t) => !/^\.\.\/(protocol|idempotency|delegation|card-signing)\//.test(t))
+        .filter((t) => !/^\.\.\/(protocol|idempotency|delegation|card-signing|telemetry)\//.test(t))
         .map((t) => `${file} -> ${t}`),
     );
     expect(wrong).toEqual([]);

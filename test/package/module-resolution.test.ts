@@ -19,7 +19,8 @@ const CONSUMER = [
   "import { createA2AServer, lazyPeer } from 'a2a-once/server';",
   "import { serveNode } from 'a2a-once/server/node';",
   "import { createWebhookReceiver } from 'a2a-once/webhooks';",
-  'export const all = [mintKey, A2AClient, createA2AServer, lazyPeer, serveNode, createWebhookReceiver];',
+  "import { openTelemetry } from 'a2a-once/otel';",
+  'export const all = [mintKey, A2AClient, createA2AServer, lazyPeer, serveNode, createWebhookReceiver, openTelemetry];',
 ].join('\n');
 
 let dir: string;

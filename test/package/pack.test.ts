@@ -38,6 +38,7 @@ const SUBPATHS = [
   'a2a-once/stores/sqlite',
   'a2a-once/stores/postgres',
   'a2a-once/webhooks',
+  'a2a-once/otel',
 ] as const;
 /** The node:http adapter: its types are node's own. */
 const NODE_ADAPTER = 'a2a-once/server/node';

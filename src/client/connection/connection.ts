@@ -7,7 +7,7 @@
 import { HEADER_EXTENSIONS, HEADER_VERSION, PROTOCOL_VERSION } from '../../protocol/constants.js';
 import type { JsonObject } from '../../protocol/model.js';
 import { resolveRetry, withRetry } from '../retry/retry-loop.js';
-import type { ResolvedRetry, RetryState } from '../retry/retry-loop.js';
+import type { ResolvedRetry, RetryLoopOptions, RetryState } from '../retry/retry-loop.js';
 import type { CallSafety } from '../retry/retry-policy.js';
 import { CallScope } from '../transport/call-scope.js';
 import type { AttemptScope } from '../transport/call-scope.js';
@@ -25,6 +25,8 @@ import { TransportError } from '../transport/transport-error.js';
 import type { ClientCredentials } from '../credentials/client-credentials.js';
 import { withCredentialHeaders } from '../credentials/client-credentials.js';
 import { countOption } from './call-options.js';
+import { CallSpans } from './call-span.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { CallOptions, Endpoint } from './call-options.js';
 import { InterfaceRoutes } from './interface-route.js';
 import type { CallRoute, TenantPin } from './interface-route.js';
@@ -42,6 +44,8 @@ export interface ConnectionConfig {
   readonly maxResponseBytes: number;
   /** Who the client is, placed as the card says (ADR 0079); none: only `headers`. */
   readonly credentials?: ClientCredentials | undefined;
+  /** A CLIENT span per attempt, its trace context in the headers (ADR 0092); none: no span. */
+  readonly telemetry?: Telemetry | undefined;
 }
 
 /** What a send adds to a call: the extensions it activates, the retry state it reads afterwards, its tenant. */
@@ -113,21 +117,26 @@ export class Connection {
   ): Promise<unknown> {
     const call = this.scope(opts);
     const route = this.routes.route(extras.pin);
-    return withRetry(
-      (scope, credential) => {
-        const i = route.next();
-        return this.transports[i]!.call(op, params, this.context(i, scope, opts, extras, credential));
-      },
-      {
-        retry: opts.retry === false ? resolveRetry(false) : this.retry,
-        safety,
-        call,
-        attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
-        onRetry: (err) => failover(err, route),
-        credentials: this.config.credentials?.forCall(),
-        ...(extras.state ? { state: extras.state } : {}),
-      },
-    );
+    const spans = this.config.telemetry && new CallSpans(this.config.telemetry, op, params);
+    const attempt: Attempt<unknown> = (scope, credential) => {
+      const i = route.next();
+      const transport = this.transports[i]!;
+      const ctx = this.context(i, scope, opts, extras, credential);
+      if (spans === undefined) return transport.call(op, params, ctx);
+      return spans.attempt(ctx, this.versions[i] ?? PROTOCOL_VERSION, (c) => transport.call(op, params, c));
+    };
+    const settings: RetryLoopOptions = {
+      retry: opts.retry === false ? resolveRetry(false) : this.retry,
+      safety,
+      call,
+      attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
+      onRetry: (err) => failover(err, route),
+      credentials: this.config.credentials?.forCall(),
+      ...(extras.state ? { state: extras.state } : {}),
+    };
+    // Without telemetry, exactly the call it was: no span, no closure more.
+    if (spans === undefined) return withRetry(attempt, settings);
+    return spans.settle(spans.run(() => withRetry(attempt, settings)));
   }
 
   /**
@@ -143,28 +152,33 @@ export class Connection {
     extras: CallExtras = {},
   ): Promise<OpenedStream> {
     const route = this.routes.route(extras.pin);
-    return withRetry(
-      async (scope, credential) => {
-        const i = route.next();
-        const stream = await this.transports[i]!.openStream(
-          op,
-          params,
-          this.context(i, scope, opts, extras, credential),
-        );
-        scope.clearAttemptTimeout();
-        return { stream, scope };
-      },
-      {
-        retry: opts.retry === false ? resolveRetry(false) : this.retry,
-        safety,
-        call,
-        attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
-        onRetry: (err) => failover(err, route),
-        retainScope: true,
-        credentials: this.config.credentials?.forCall(),
-        ...(extras.state ? { state: extras.state } : {}),
-      },
-    );
+    // A stream's span covers its opening: what follows is read by the caller, in its own time.
+    const spans = this.config.telemetry && new CallSpans(this.config.telemetry, op, params);
+    const attempt: Attempt<OpenedStream> = async (scope, credential) => {
+      const i = route.next();
+      const transport = this.transports[i]!;
+      const ctx = this.context(i, scope, opts, extras, credential);
+      const stream =
+        spans === undefined
+          ? await transport.openStream(op, params, ctx)
+          : await spans.attempt(ctx, this.versions[i] ?? PROTOCOL_VERSION, (c) =>
+              transport.openStream(op, params, c),
+            );
+      scope.clearAttemptTimeout();
+      return { stream, scope };
+    };
+    const settings: RetryLoopOptions = {
+      retry: opts.retry === false ? resolveRetry(false) : this.retry,
+      safety,
+      call,
+      attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
+      onRetry: (err) => failover(err, route),
+      retainScope: true,
+      credentials: this.config.credentials?.forCall(),
+      ...(extras.state ? { state: extras.state } : {}),
+    };
+    if (spans === undefined) return withRetry(attempt, settings);
+    return spans.settle(spans.run(() => withRetry(attempt, settings)));
   }
 
   private context(
@@ -203,6 +217,9 @@ function observed(fetchImpl: FetchLike, onHeaders: (headers: Headers) => void): 
     return res;
   };
 }
+
+/** One attempt of the retry loop. */
+type Attempt<T> = (scope: AttemptScope, credential: Readonly<Record<string, string>>) => Promise<T>;
 
 /** An interface that could not be reached at all: the call moves on (nothing was sent, so it is safe). */
 function failover(err: unknown, route: CallRoute): void {

@@ -16,6 +16,8 @@ import { respond } from './light-response.js';
 import type { RequestHandler } from '../request-handler.js';
 import { parseJsonText, readBodyText } from './body.js';
 import { callerOf, setupCall } from './call-setup.js';
+import type { CallContext } from '../call-context.js';
+import { describeAnswer, describeError, describeRequest, startCallSpan, type CallSpan } from './call-span.js';
 import { authChallengeHeaders } from './auth-challenge.js';
 import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
@@ -46,14 +48,29 @@ function errorResponse(id: JsonRpcId, err: A2AError, extraHeaders: Record<string
 
 /**
  * Handles one JSON-RPC request. Never throws: every failure is a JSON-RPC error response, and an unexpected one
- * (-32603) is logged first, with its stack and the task the call named (ADR 0029).
+ * (-32603) is logged first, with its stack and the task the call named (ADR 0029). With telemetry the call runs
+ * in its SERVER span (ADR 0092).
  */
-export async function handleJsonRpc(
+export function handleJsonRpc(
   req: Request,
   url: URL,
   handler: RequestHandler,
   options: ResolvedHttpOptions,
   logger: ServerLogger,
+): Promise<Response> {
+  const telemetry = handler.telemetry;
+  if (telemetry === undefined) return answerJsonRpc(req, url, handler, options, logger, undefined);
+  const span = startCallSpan(telemetry, req, handler.agentCard.name, undefined);
+  return span.span.run(() => answerJsonRpc(req, url, handler, options, logger, span));
+}
+
+async function answerJsonRpc(
+  req: Request,
+  url: URL,
+  handler: RequestHandler,
+  options: ResolvedHttpOptions,
+  logger: ServerLogger,
+  span: CallSpan | undefined,
 ): Promise<Response> {
   let id: JsonRpcId = null;
   // Known once parsed: what the error line of this call may say (read only when an error is answered).
@@ -62,6 +79,7 @@ export async function handleJsonRpc(
   // Only streams get an AbortController (tied to the client going away): a unary call's wait is bounded by
   // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
   let ctl: AbortController | undefined;
+  let ctx: CallContext | undefined;
   try {
     // Who calls is settled before the body is read: an unauthenticated request gets nothing parsed (ADR 0075).
     const pending = callerOf(req, options);
@@ -86,7 +104,8 @@ export async function handleJsonRpc(
     params = parsed;
     const streaming = STREAMING_METHODS.has(name);
     if (streaming) ctl = new AbortController();
-    const ctx = setupCall(req, url, name, parsed.tenant ?? '', caller, options, ctl?.signal);
+    if (span) describeRequest(span, name, parsed, parsed.tenant ?? '');
+    ctx = setupCall(req, url, name, parsed.tenant ?? '', caller, options, ctl?.signal);
     const result = await dispatch(
       handler,
       name,
@@ -97,11 +116,20 @@ export async function handleJsonRpc(
     );
     const headers = answerHeaders(ctx);
     if (!result.stream) {
+      if (span) {
+        describeAnswer(span, ctx, result.value);
+        span.end();
+      }
       headers['Content-Type'] = MEDIA_JSON;
       return respond(200, JSON.stringify({ jsonrpc: '2.0', id, result: result.value }), headers);
     }
     const rid = id;
-    const abort = () => ctl?.abort();
+    if (span) describeAnswer(span, ctx, undefined);
+    // A stream's span lasts as long as the stream.
+    const abort = () => {
+      ctl?.abort();
+      span?.end();
+    };
     req.signal?.addEventListener('abort', abort, { once: true });
     const call = callLogContext(name, parsed);
     const stream = sseBody(
@@ -122,6 +150,10 @@ export async function handleJsonRpc(
     if (isInternal(answer)) {
       const call = method === undefined ? {} : callLogContext(method, params);
       logInternalAnswer(logger, answer, { ...call, as: 'answer' });
+    }
+    if (span) {
+      describeError(span, method, ctx, answer);
+      span.end();
     }
     return errorResponse(id, answer, authChallengeHeaders(answer, options));
   }

@@ -15,6 +15,8 @@ import { respond } from './light-response.js';
 import type { RequestHandler } from '../request-handler.js';
 import { parseJsonText, readBodyText } from './body.js';
 import { callerOf, setupCall } from './call-setup.js';
+import type { CallContext } from '../call-context.js';
+import { describeAnswer, describeError, describeRequest, startCallSpan, type CallSpan } from './call-span.js';
 import { authChallengeHeaders } from './auth-challenge.js';
 import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
@@ -79,9 +81,9 @@ async function requestObject(
 
 /**
  * Handles one REST request on a matched route. Never throws: an unexpected failure (500) is logged first, with
- * its stack and the task the call named (ADR 0029).
+ * its stack and the task the call named (ADR 0029). With telemetry the call runs in its SERVER span (ADR 0092).
  */
-export async function handleRest(
+export function handleRest(
   req: Request,
   url: URL,
   route: RestMatch,
@@ -89,11 +91,27 @@ export async function handleRest(
   options: ResolvedHttpOptions,
   logger: ServerLogger,
 ): Promise<Response> {
+  const telemetry = handler.telemetry;
+  if (telemetry === undefined) return answerRest(req, url, route, handler, options, logger, undefined);
+  const span = startCallSpan(telemetry, req, handler.agentCard.name, route.method);
+  return span.span.run(() => answerRest(req, url, route, handler, options, logger, span));
+}
+
+async function answerRest(
+  req: Request,
+  url: URL,
+  route: RestMatch,
+  handler: RequestHandler,
+  options: ResolvedHttpOptions,
+  logger: ServerLogger,
+  span: CallSpan | undefined,
+): Promise<Response> {
   // Known once parsed: what the error line of this call may say (read only when an error is answered).
   let params: unknown;
   // Only streams get an AbortController (tied to the client going away): a unary call's wait is bounded by
   // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
   let ctl: AbortController | undefined;
+  let ctx: CallContext | undefined;
   try {
     // Who calls is settled before the body is read: an unauthenticated request gets nothing parsed (ADR 0075).
     const pending = callerOf(req, options);
@@ -107,7 +125,8 @@ export async function handleRest(
     params = parsed;
     const streaming = STREAMING_METHODS.has(route.method);
     if (streaming) ctl = new AbortController();
-    const ctx = setupCall(req, url, route.method, parsed.tenant ?? '', caller, options, ctl?.signal);
+    if (span) describeRequest(span, route.method, parsed, parsed.tenant ?? '');
+    ctx = setupCall(req, url, route.method, parsed.tenant ?? '', caller, options, ctl?.signal);
     const result = await dispatch(
       handler,
       route.method,
@@ -118,7 +137,12 @@ export async function handleRest(
     );
     const headers = answerHeaders(ctx);
     if (result.stream) {
-      const abort = () => ctl?.abort();
+      if (span) describeAnswer(span, ctx, undefined);
+      // A stream's span lasts as long as the stream.
+      const abort = () => {
+        ctl?.abort();
+        span?.end();
+      };
       req.signal?.addEventListener('abort', abort, { once: true });
       const call = callLogContext(route.method, parsed);
       const stream = sseBody(
@@ -132,6 +156,10 @@ export async function handleRest(
       );
       return respond(200, stream, sseHeaders(headers));
     }
+    if (span) {
+      describeAnswer(span, ctx, result.value);
+      span.end();
+    }
     if (route.method === 'DeleteTaskPushNotificationConfig') return respond(204, null, headers);
     headers['Content-Type'] = responseMediaType(req.headers.get('accept'));
     const status = route.method === 'CreateTaskPushNotificationConfig' ? 201 : 200;
@@ -143,6 +171,10 @@ export async function handleRest(
       // Path variables name the task even when the body could not be parsed.
       const call = callLogContext(route.method, params ?? { ...route.vars });
       logInternalAnswer(logger, answer, { ...call, as: 'answer' });
+    }
+    if (span) {
+      describeError(span, route.method, ctx, answer);
+      span.end();
     }
     return restErrorResponse(
       answer,

@@ -28,6 +28,10 @@ export interface AttemptContext {
   readonly clock: Clock;
   /** Checks and extends the claim for this event (the store's `sending` outcome); false: do not send. */
   readonly confirm: () => Promise<boolean>;
+  /** Adds the trace context to the POST's headers, with telemetry (ADR 0092). */
+  readonly inject?: (headers: Record<string, string>) => void;
+  /** Told what the POST came to, with telemetry. */
+  readonly onAnswer?: (result: PostResult) => void;
 }
 
 /** What a deadline rejects with (only ever compared by identity, never thrown past this file). */
@@ -86,5 +90,8 @@ export async function attemptDelivery(
   const left = Math.floor(deadline - performance.now());
   if (left <= 0) return { kind: 'retry', error: 'timeout' };
   const req = pushRequest(d.taskId, e.seq, e.event, d.config, o.signingKey, ctx.clock.now());
-  return verdictOf(await postWebhook(url, target, req.headers, req.body, left, ctx.agents));
+  ctx.inject?.(req.headers);
+  const result = await postWebhook(url, target, req.headers, req.body, left, ctx.agents);
+  ctx.onAnswer?.(result);
+  return verdictOf(result);
 }

@@ -27,6 +27,8 @@ import { errorFields, logSafely } from '../observability/error-log.js';
 import { retryDelayMs, type ResolvedPushOptions } from './push-options.js';
 import { attemptDelivery, type AttemptContext } from './delivery-attempt.js';
 import { makeAgents, type PostAgents } from './webhook-post.js';
+import { tracedDelivery } from './traced-delivery.js';
+import type { PushTracing } from './push-tracing.js';
 import { webhookOrigin } from './webhook-url-guard.js';
 
 /** A claimed webhook and the name of the claim it is held under. */
@@ -55,6 +57,8 @@ export class PushDispatcher {
   readonly holder: string;
   #claims = 0;
   readonly #agents: PostAgents = makeAgents();
+  /** A span per attempt, with telemetry (ADR 0092). */
+  readonly #tracing: PushTracing | undefined;
   readonly #known = new Set<string>();
   readonly #running = new Set<Promise<void>>();
   readonly #timers = new Set<NodeJS.Timeout>();
@@ -70,7 +74,9 @@ export class PushDispatcher {
     logger: ServerLogger,
     clock: Clock,
     holder: string,
+    tracing?: PushTracing,
   ) {
+    this.#tracing = tracing;
     this.#store = store;
     this.#o = options;
     this.#logger = logger;
@@ -193,7 +199,10 @@ export class PushDispatcher {
     let attempts = d.attempts;
     for (const e of events) {
       if (this.#closed) break;
-      const verdict = await attemptDelivery(d, e, this.#attemptContext(d, e.seq));
+      const verdict =
+        this.#tracing === undefined
+          ? await attemptDelivery(d, e, this.#attemptContext(d, e.seq))
+          : await tracedDelivery(this.#tracing, d, e, this.#attemptContext(d, e.seq));
       if (verdict.kind === 'lost') return; // taken over: whoever holds it now goes on
       if (verdict.kind === 'ack') {
         if (!(await this.#record(d, { kind: 'delivered', seq: e.seq, claimMs: this.#o.claimMs }))) return;

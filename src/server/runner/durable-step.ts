@@ -19,6 +19,8 @@ import { CRASH_ARMED, reachCrashPoint } from '../testing/crash-points.js';
 import { errorFields, logSafely } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { retryDelay, StoreWriteError, type WriteRetryPolicy } from './write-retry.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
+import { ATTR, SPAN } from '../../telemetry/attributes.js';
 
 /**
  * Longest step name. With a UUID task id (36 characters) and the colon, the side-effect key stays within the
@@ -97,6 +99,8 @@ export interface StepHost {
   readonly maxResultBytes: number;
   readonly retry: WriteRetryPolicy;
   readonly logger: ServerLogger;
+  /** A span per step, named and marked recorded or replayed (ADR 0092); none: no span. */
+  readonly telemetry?: Telemetry | undefined;
   /** Throws when the worker may not start a step now: stopped, a write lost, or the task already finished. */
   assertCanWrite(): void;
   /**
@@ -127,17 +131,49 @@ export class DurableSteps {
     }
     const started = this.#started.get(name);
     if (started) return started as Promise<T>;
-    const run = this.#run(name, fn);
+    const run =
+      this.host.telemetry === undefined ? this.#run(name, fn) : this.#traced(this.host.telemetry, name, fn);
     this.#started.set(name, run);
     // A step that failed recorded nothing: a later call may try it again.
     run.catch(() => this.#started.delete(name));
     return run;
   }
 
-  async #run<T>(name: string, fn: (sideEffectKey: string) => T | Promise<T>): Promise<T> {
+  /**
+   * `#run` in a span: active while `fn` runs (a delegation's client span is its child), `replayed` when the step
+   * was found recorded, `recorded` when `fn` ran and its result was stored.
+   */
+  async #traced<T>(
+    telemetry: Telemetry,
+    name: string,
+    fn: (sideEffectKey: string) => T | Promise<T>,
+  ): Promise<T> {
+    const span = telemetry.startSpan(SPAN.step, {
+      attributes: { [ATTR.stepName]: name, [ATTR.taskId]: this.host.taskId, [ATTR.fence]: this.host.fence },
+    });
+    try {
+      return await span.run(() =>
+        this.#run(name, fn, (outcome) => span.setAttribute(ATTR.stepOutcome, outcome)),
+      );
+    } catch (err) {
+      span.fail(err instanceof Error ? err.name : typeof err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  async #run<T>(
+    name: string,
+    fn: (sideEffectKey: string) => T | Promise<T>,
+    told?: (outcome: 'recorded' | 'replayed') => void,
+  ): Promise<T> {
     const h = this.host;
     const earlier = await this.#retrying(name, 'read', () => h.store.getStep(h.scope, h.taskId, name));
-    if (earlier) return earlier.result as T;
+    if (earlier) {
+      told?.('replayed');
+      return earlier.result as T;
+    }
     if (CRASH_ARMED) reachCrashPoint('before-effect'); // test-only (ADR 0041)
     h.assertCanWrite();
     // A worker that lost the task (presumed dead, fenced out) learns it here, before the effect, not after.
@@ -151,6 +187,7 @@ export class DurableSteps {
     switch (res.outcome) {
       case 'recorded':
       case 'exists':
+        told?.(res.outcome === 'recorded' ? 'recorded' : 'replayed');
         // The stored copy, parsed: a resumed turn gets this very value, so the first run sees it too.
         return res.step.result as T;
       case 'fenced':

@@ -29,6 +29,8 @@ import { errorNameOf, reportAgentFailure, type AgentErrorMessage } from './agent
 import { DEFAULT_MAX_STEP_RESULT_BYTES } from './durable-step.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { TaskWorker } from './task-worker.js';
+import type { Telemetry, TraceCarrier } from '../../telemetry/telemetry.js';
+import { ATTR, SPAN } from '../../telemetry/attributes.js';
 import { DEFAULT_LEASE_MS } from './turn-lease.js';
 import { DEFAULT_WRITE_RETRY, StoreWriteError, type WriteRetryPolicy } from './write-retry.js';
 
@@ -68,6 +70,10 @@ export interface RunnerSettings {
   readonly onAncestorCancelled?: (token: string) => Promise<void>;
   /** The status message of a task whose agent threw (ADR 0081). */
   readonly agentErrorMessage: AgentErrorMessage;
+  /** A span per turn, step and commit (ADR 0092); none: no span. */
+  readonly telemetry?: Telemetry;
+  /** The trace context of the send that created a task, when known (ADR 0093): a turn links to it. */
+  readonly traceOf?: (scope: Scope, taskId: string) => Promise<TraceCarrier | undefined>;
 }
 
 const DEFAULT_SETTINGS: RunnerSettings = {
@@ -117,13 +123,16 @@ export class Runner {
       maxStepResultBytes: this.#settings.maxStepResultBytes,
       ...(this.#settings.onCommitted ? { onCommitted: this.#settings.onCommitted } : {}),
       ...(this.#settings.delegation ? { delegation: this.#delegationHost(this.#settings.delegation) } : {}),
+      telemetry: this.#settings.telemetry,
       ...turn,
     });
     this.leases.ensureStarted();
     const id = workerId(turn.scope, turn.record.task.id);
     this.#workers.get(id)?.abort('superseded');
     this.#workers.set(id, worker);
-    const done = this.#run(worker).finally(() => {
+    const telemetry = this.#settings.telemetry;
+    const run = telemetry === undefined ? this.#run(worker) : this.#traced(telemetry, worker, turn);
+    const done = run.finally(() => {
       if (this.#workers.get(id) === worker) this.#workers.delete(id);
       this.#running.delete(done);
     });
@@ -181,6 +190,36 @@ export class Runner {
   /** Stops renewing leases (after `drain`). */
   close(): void {
     this.leases.close();
+  }
+
+  /**
+   * `#run` in the turn's span (ADR 0092): the child of the span active when the turn starts (the SERVER span of
+   * the send that admitted it), linked to the span of the send that created the task when that is another one
+   * (a continuation, a recovered turn). Active for the whole turn: the agent's steps, commits and delegations
+   * are its children, and outlive the send's span when the send answered first.
+   */
+  async #traced(telemetry: Telemetry, worker: TaskWorker, turn: TurnInit): Promise<void> {
+    const parent = telemetry.activeSpan()?.carrier().traceparent;
+    const span = telemetry.startSpan(SPAN.turn, {
+      attributes: {
+        [ATTR.taskId]: worker.taskId,
+        [ATTR.contextId]: worker.contextId === '' ? undefined : worker.contextId,
+        [ATTR.messageId]: worker.message.messageId,
+        [ATTR.fence]: worker.fence,
+        [ATTR.resumed]: turn.isResumed === true,
+      },
+    });
+    // The link is added once found (a store read when another process created the task): the turn does not wait.
+    void this.#settings.traceOf?.(turn.scope, worker.taskId).then((first) => {
+      if (first !== undefined && first.traceparent !== parent) span.link(first);
+    });
+    try {
+      await span.run(() => this.#run(worker));
+    } finally {
+      const r = worker.current;
+      span.setAttribute(ATTR.taskState, r.kind === 'message' ? 'TASK_STATE_COMPLETED' : r.task.status.state);
+      span.end();
+    }
   }
 
   async #run(worker: TaskWorker): Promise<void> {

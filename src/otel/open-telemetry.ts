@@ -1,0 +1,142 @@
+/**
+ * `openTelemetry()`: the telemetry seam over `@opentelemetry/api` (ADR 0091). The only code of the package that
+ * imports it: a user without the API installed imports every other subpath. By default it uses the tracer
+ * provider and the propagator registered globally (`trace.setGlobalTracerProvider`,
+ * `propagation.setGlobalPropagator`, which an SDK's `start()` does), asked at each span so that one registered
+ * after the server was built is used too; `tracerProvider` and `propagator` give others.
+ */
+import {
+  context,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Link,
+  type Span,
+  type TextMapGetter,
+  type TextMapPropagator,
+  type TracerProvider,
+} from '@opentelemetry/api';
+import type {
+  HeaderReader,
+  SpanStart,
+  Telemetry,
+  TelemetrySpan,
+  TraceCarrier,
+} from '../telemetry/telemetry.js';
+
+/** A tracer provider: an object with `getTracer`, as `@opentelemetry/api` defines it. */
+export interface TracerProviderLike {
+  getTracer(name: string, version?: string): unknown;
+}
+
+/** A text-map propagator, as `@opentelemetry/api` defines it (`W3CTraceContextPropagator` is one). */
+export interface PropagatorLike {
+  inject(context: unknown, carrier: unknown, setter: unknown): void;
+  extract(context: unknown, carrier: unknown, getter: unknown): unknown;
+  fields(): string[];
+}
+
+/** Options of `openTelemetry`. */
+export interface OpenTelemetryOptions {
+  /** Default: the global tracer provider. */
+  readonly tracerProvider?: TracerProviderLike;
+  /** Default: the global propagator (register `W3CTraceContextPropagator` for `traceparent`). */
+  readonly propagator?: PropagatorLike;
+  /** The tracer's instrumentation scope name. Default `a2a-once`. */
+  readonly tracerName?: string;
+}
+
+const KINDS = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL } as const;
+
+const readerGetter: TextMapGetter<HeaderReader> = {
+  get: (read, key) => read(key) ?? undefined,
+  keys: () => [],
+};
+
+const carrierGetter: TextMapGetter<TraceCarrier> = {
+  get: (c, key) => c[key],
+  keys: (c) => Object.keys(c),
+};
+
+/**
+ * Telemetry through `@opentelemetry/api`: spans from the tracer provider, trace context in and out through the
+ * propagator. Pass it as `telemetry` to `createA2AServer` and to `A2AClient`.
+ */
+export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
+  const name = options.tracerName ?? 'a2a-once';
+  const provider = options.tracerProvider as TracerProvider | undefined;
+  const propagator = options.propagator as TextMapPropagator | undefined;
+  const tracer = () => (provider ?? trace.getTracerProvider()).getTracer(name);
+  const inject = (ctx: Context, headers: Record<string, string>) =>
+    propagator ? propagator.inject(ctx, headers, defaultSetter) : propagation.inject(ctx, headers);
+  const extract = <C>(carrier: C, getter: TextMapGetter<C>): Context =>
+    propagator
+      ? propagator.extract(context.active(), carrier, getter)
+      : propagation.extract(context.active(), carrier, getter);
+  const carrierOf = (span: Span): TraceCarrier => {
+    const out: Record<string, string> = {};
+    inject(trace.setSpan(context.active(), span), out);
+    return out;
+  };
+  const linkOf = (c: TraceCarrier): Link | undefined => {
+    const sc = trace.getSpanContext(extract(c, carrierGetter));
+    return sc && trace.isSpanContextValid(sc) ? { context: sc } : undefined;
+  };
+  const wrap = (span: Span): TelemetrySpan => ({
+    setAttribute: (k, v) => void span.setAttribute(k, v),
+    rename: (n) => void span.updateName(n),
+    link: (c) => {
+      const l = linkOf(c);
+      if (l) span.addLink(l);
+    },
+    fail: (type) => {
+      span.setAttribute('error.type', type);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    },
+    run: (fn) => context.with(trace.setSpan(context.active(), span), fn),
+    carrier: () => carrierOf(span),
+    end: () => span.end(),
+  });
+  return {
+    startSpan(spanName: string, start: SpanStart = {}): TelemetrySpan {
+      const parent =
+        start.parent === undefined
+          ? context.active()
+          : typeof start.parent === 'function'
+            ? extract(start.parent, readerGetter)
+            : extract(start.parent, carrierGetter);
+      const links: Link[] = [];
+      for (const c of start.links ?? []) {
+        const l = linkOf(c);
+        if (l) links.push(l);
+      }
+      const attributes: Record<string, string | number | boolean> = {};
+      for (const [k, v] of Object.entries(start.attributes ?? {})) if (v !== undefined) attributes[k] = v;
+      const span = tracer().startSpan(
+        spanName,
+        { kind: KINDS[start.kind ?? 'internal'], attributes, links },
+        parent,
+      );
+      return wrap(span);
+    },
+    activeSpan() {
+      const span = trace.getActiveSpan();
+      return span === undefined ? undefined : wrap(span);
+    },
+    inject(headers) {
+      inject(context.active(), headers);
+    },
+    activeIds() {
+      const sc = trace.getActiveSpan()?.spanContext();
+      return sc && trace.isSpanContextValid(sc) ? { traceId: sc.traceId, spanId: sc.spanId } : undefined;
+    },
+  };
+}
+
+const defaultSetter = {
+  set: (carrier: Record<string, string>, key: string, value: string) => {
+    carrier[key] = value;
+  },
+};
