@@ -1,5 +1,6 @@
 // a2a-once (built dist/) serving its echo agent. argv[2] picks the store: memory | sqlite:PATH | postgres://...
-// (| sqlite-normal:PATH, below)
+// (| sqlite-normal:PATH, below). argv[3] `otel`: with `telemetry: openTelemetry()` and no tracer provider
+// registered, the set-up whose cost telemetry-cost.mjs measures.
 // The memory store's key cap is raised far above what a run sends, so the keyed run measures sends, not 503
 // refusals; the disk stores run at their default, no cap (retention bounds them), as a production server does.
 import { createA2AServer } from '../../dist/server/index.js';
@@ -21,10 +22,13 @@ async function open(url) {
   return s;
 }
 const agent = createEchoAgent();
+const telemetry =
+  process.argv[3] === 'otel' ? (await import('../../dist/otel/index.js')).openTelemetry() : undefined;
 const server = createA2AServer({
   agent: agent.executor,
   card: agent.card,
   store,
+  ...(telemetry ? { telemetry } : {}),
   ...(storeUrl === 'memory' ? { maxKeysPerScope: 10_000_000 } : {}),
 });
 const handle = await serveNode(server.fetch, { host: '127.0.0.1', port: 0 });

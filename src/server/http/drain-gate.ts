@@ -78,6 +78,8 @@ export class DrainGate {
       agentCard: inner.agentCard,
       ...(inner.cardSigner !== undefined ? { cardSigner: inner.cardSigner } : {}),
       ...(inner.logger !== undefined ? { logger: inner.logger } : {}),
+      // Every field the bindings read passes through: a dropped `telemetry` silently turned tracing off.
+      ...(inner.telemetry !== undefined ? { telemetry: inner.telemetry } : {}),
       sendMessage: async (params, ctx) => {
         refuseWhileDraining();
         return this.#track(inner.sendMessage(params, this.#withEnd(ctx)));
