@@ -84,21 +84,7 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
     const sc = trace.getSpanContext(extract(c, carrierGetter));
     return sc && trace.isSpanContextValid(sc) ? { context: sc } : undefined;
   };
-  const wrap = (span: Span): TelemetrySpan => ({
-    setAttribute: (k, v) => void span.setAttribute(k, v),
-    rename: (n) => void span.updateName(n),
-    link: (c) => {
-      const l = linkOf(c);
-      if (l) span.addLink(l);
-    },
-    fail: (type) => {
-      span.setAttribute('error.type', type);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    },
-    run: (fn) => context.with(trace.setSpan(context.active(), span), fn),
-    carrier: () => carrierOf(span),
-    end: () => span.end(),
-  });
+  const wrap = (span: Span): TelemetrySpan => new OtelSpan(span, carrierOf, linkOf);
   return {
     startSpan(spanName: string, start: SpanStart = {}): TelemetrySpan {
       const parent =
@@ -133,6 +119,47 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
       return sc && trace.isSpanContextValid(sc) ? { traceId: sc.traceId, spanId: sc.spanId } : undefined;
     },
   };
+}
+
+/**
+ * A span, as the seam sees it. A class rather than an object of closures: one is made per call, turn and commit,
+ * and with no SDK registered (every span non-recording) that allocation is most of what telemetry costs.
+ */
+class OtelSpan implements TelemetrySpan {
+  readonly recording: boolean;
+  constructor(
+    private readonly span: Span,
+    private readonly carrierOf: (span: Span) => TraceCarrier,
+    private readonly linkOf: (c: TraceCarrier) => Link | undefined,
+  ) {
+    this.recording = span.isRecording();
+  }
+  setAttribute(key: string, value: string | number | boolean): void {
+    if (this.recording) this.span.setAttribute(key, value);
+  }
+  rename(name: string): void {
+    if (this.recording) this.span.updateName(name);
+  }
+  link(c: TraceCarrier): void {
+    if (!this.recording) return;
+    const l = this.linkOf(c);
+    if (l) this.span.addLink(l);
+  }
+  fail(type: string): void {
+    if (!this.recording) return;
+    this.span.setAttribute('error.type', type);
+    this.span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  run<T>(fn: () => T): T {
+    // Also when not recording: an incoming trace context (sampled out, or no SDK here) still reaches the children.
+    return context.with(trace.setSpan(context.active(), this.span), fn);
+  }
+  carrier(): TraceCarrier {
+    return this.carrierOf(this.span);
+  }
+  end(): void {
+    this.span.end();
+  }
 }
 
 const defaultSetter = {

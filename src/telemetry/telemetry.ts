@@ -36,6 +36,11 @@ export interface SpanStart {
 
 /** A started span. */
 export interface TelemetrySpan {
+  /**
+   * Whether anything records this span (an SDK registered, the trace sampled). When false, callers skip the work
+   * of describing it (attribute values, links, the stored trace context): nobody would read them.
+   */
+  readonly recording: boolean;
   setAttribute(key: string, value: SpanAttributeValue): void;
   /** Renames the span (a JSON-RPC call is named by its method once its body is read). */
   rename(name: string): void;

@@ -24,7 +24,11 @@ export class CallSpans {
     method: A2AMethod,
     params: JsonObject,
   ) {
-    this.#call = telemetry.startSpan(method, { kind: 'client', attributes: describeParams(method, params) });
+    this.#call = telemetry.startSpan(method, { kind: 'client', attributes: { [ATTR.method]: method } });
+    // Described only when recorded: the key's hash is a SHA-256, for a span nobody would read.
+    if (this.#call.recording)
+      for (const [k, v] of Object.entries(describeParams(method, params)))
+        if (v !== undefined) this.#call.setAttribute(k, v);
   }
 
   /**

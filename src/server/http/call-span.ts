@@ -48,6 +48,7 @@ export function startCallSpan(
 /** What the parsed request says: the method, the tenant, the message (never its metadata: a key is there). */
 export function describeRequest(call: CallSpan, method: A2AMethod, params: unknown, tenant: string): void {
   const s = call.span;
+  if (!s.recording) return;
   s.rename(method);
   s.setAttribute(ATTR.method, method);
   if (tenant !== '') s.setAttribute(ATTR.tenant, tenant);
@@ -66,6 +67,7 @@ export function describeRequest(call: CallSpan, method: A2AMethod, params: unkno
 /** What the answer says: the task, its state and context, or a direct reply's context; how a send was admitted. */
 export function describeAnswer(call: CallSpan, ctx: CallContext, value: unknown): void {
   const s = call.span;
+  if (!s.recording) return;
   const admitted = ctx.notes?.admission;
   if (admitted !== undefined) s.setAttribute(ATTR.admission, admitted === 'created' ? 'claimed' : admitted);
   const v = value as {

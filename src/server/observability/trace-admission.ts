@@ -19,7 +19,8 @@ export async function traceAdmission(
   admission: Admission,
 ): Promise<void> {
   const span = telemetry.activeSpan();
-  if (span === undefined) return;
+  // Nobody records it: no attributes to compute (a key hash is a SHA-256), no trace context to keep or find.
+  if (span === undefined || !span.recording) return;
   const task = admission.record.task;
   span.setAttribute(ATTR.taskId, task.id);
   if (task.contextId !== undefined) span.setAttribute(ATTR.contextId, task.contextId);
