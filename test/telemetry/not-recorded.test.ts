@@ -1,7 +1,7 @@
 /**
  * Telemetry that nobody records costs no store write (ADR 0093): with `openTelemetry()` over a provider that samples
  * nothing (the trace context still flows, flagged not sampled), a new task keeps no trace context in the store and
- * its spans are not described; with one that samples everything, it does. The same send, side by side.
+ * its spans are not described, and no turn looks the context up; with one that samples everything, it does. The same send, side by side.
  */
 import { context, propagation } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -41,6 +41,13 @@ describe.each([
       spanProcessors: [new SimpleSpanProcessor(exporter)],
     });
     const store = new MemoryTaskStore();
+    // Counts the look-ups of a task's trace context (a store read per turn when a turn is recorded).
+    let lookups = 0;
+    const getStep = store.getStep.bind(store);
+    store.getStep = (scope, taskId, name) => {
+      if (name === TRACE_CONTEXT_STEP) lookups++;
+      return getStep(scope, taskId, name);
+    };
     const server = createA2AServer({
       card: { name: 'quiet', description: 'not recorded' },
       agent: { execute: (ctx) => ctx.complete('done') },
@@ -53,6 +60,7 @@ describe.each([
     );
     const taskId = ((await res.json()) as { result: { task: { id: string } } }).result.task.id;
     await server.close();
+    if (!recorded) expect(lookups).toBe(0);
     const step = await store.getStep({ tenant: '', owner: '' }, taskId, TRACE_CONTEXT_STEP);
     expect(step !== undefined).toBe(recorded);
     expect(exporter.getFinishedSpans().length > 0).toBe(recorded);

@@ -199,7 +199,6 @@ export class Runner {
    * are its children, and outlive the send's span when the send answered first.
    */
   async #traced(telemetry: Telemetry, worker: TaskWorker, turn: TurnInit): Promise<void> {
-    const parent = telemetry.activeSpan()?.carrier().traceparent;
     const span = telemetry.startSpan(SPAN.turn, {
       attributes: {
         [ATTR.taskId]: worker.taskId,
@@ -210,9 +209,14 @@ export class Runner {
       },
     });
     // The link is added once found (a store read when another process created the task): the turn does not wait.
-    void this.#settings.traceOf?.(turn.scope, worker.taskId).then((first) => {
-      if (first !== undefined && first.traceparent !== parent) span.link(first);
-    });
+    // A turn nobody records looks nothing up.
+    if (span.recording) {
+      // The span active here is the admitting send's (startSpan does not activate the turn's).
+      const parent = telemetry.activeSpan()?.carrier().traceparent;
+      void this.#settings.traceOf?.(turn.scope, worker.taskId).then((first) => {
+        if (first !== undefined && first.traceparent !== parent) span.link(first);
+      });
+    }
     try {
       await span.run(() => this.#run(worker));
     } finally {
