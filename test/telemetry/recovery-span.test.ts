@@ -71,7 +71,7 @@ it('links the resumed turn to the send that created the task, from the trace con
   await started;
   const send = otel.spans().find((x) => x.kind === KIND.SERVER && x.name === 'SendMessage')!;
   // The creating send's context reaches the store off the send's path.
-  await until(
+  await untilAsync(
     async () => (await s.store.getStep({ tenant: '', owner: '' }, taskId, TRACE_CONTEXT_STEP)) !== undefined,
   );
 
