@@ -125,15 +125,7 @@ export class Connection {
       if (spans === undefined) return transport.call(op, params, ctx);
       return spans.attempt(ctx, this.versions[i] ?? PROTOCOL_VERSION, (c) => transport.call(op, params, c));
     };
-    const settings: RetryLoopOptions = {
-      retry: opts.retry === false ? resolveRetry(false) : this.retry,
-      safety,
-      call,
-      attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
-      onRetry: (err) => failover(err, route),
-      credentials: this.config.credentials?.forCall(),
-      ...(extras.state ? { state: extras.state } : {}),
-    };
+    const settings = this.retrySettings(opts, safety, call, route, extras, false);
     // Without telemetry, exactly the call it was: no span, no closure more.
     if (spans === undefined) return withRetry(attempt, settings);
     return spans.settle(spans.run(() => withRetry(attempt, settings)));
@@ -167,18 +159,30 @@ export class Connection {
       scope.clearAttemptTimeout();
       return { stream, scope };
     };
-    const settings: RetryLoopOptions = {
+    const settings = this.retrySettings(opts, safety, call, route, extras, true);
+    if (spans === undefined) return withRetry(attempt, settings);
+    return spans.settle(spans.run(() => withRetry(attempt, settings)));
+  }
+
+  /** The retry loop's settings for one call; `retainScope` for a stream, whose attempt outlives the opening. */
+  private retrySettings(
+    opts: CallOptions,
+    safety: CallSafety,
+    call: CallScope,
+    route: CallRoute,
+    extras: CallExtras,
+    retainScope: boolean,
+  ): RetryLoopOptions {
+    return {
       retry: opts.retry === false ? resolveRetry(false) : this.retry,
       safety,
       call,
       attemptTimeoutMs: opts.attemptTimeoutMs ?? this.config.attemptTimeoutMs,
       onRetry: (err) => failover(err, route),
-      retainScope: true,
+      ...(retainScope ? { retainScope: true } : {}),
       credentials: this.config.credentials?.forCall(),
       ...(extras.state ? { state: extras.state } : {}),
     };
-    if (spans === undefined) return withRetry(attempt, settings);
-    return spans.settle(spans.run(() => withRetry(attempt, settings)));
   }
 
   private context(
