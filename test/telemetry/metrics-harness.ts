@@ -8,7 +8,6 @@ import {
   MeterProvider,
   MetricReader,
   type DataPoint,
-  type Histogram,
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
 import { openTelemetryMetrics } from '../../src/otel/index.js';
@@ -68,7 +67,7 @@ export function recorded(
   let count = 0;
   let sum = 0;
   if (m === undefined || m.dataPointType !== DataPointType.HISTOGRAM) return { count, sum };
-  for (const p of m.dataPoints as DataPoint<Histogram>[])
+  for (const p of m.dataPoints)
     if (Object.entries(match).every(([k, v]) => p.attributes[k] === v)) {
       count += p.value.count;
       sum += p.value.sum ?? 0;

@@ -78,7 +78,7 @@ import { badStoreUrl, sqliteFileOf } from '../store-file.js';
 import { collect, serveAuth, type ServeAuthFlags } from '../serve-auth.js';
 import { readCardSigningKeys } from '../card-signing-key-file.js';
 import { checkCanListen } from '../port-check.js';
-import type { PrometheusEndpoint } from '../../otel/prometheus-endpoint.js';
+import type { PrometheusEndpoint, startPrometheusEndpoint } from '../../otel/prometheus-endpoint.js';
 
 /** Default embedded store of `serve`. */
 export const DEFAULT_STORE_URL = 'sqlite:./a2a-once.db';
@@ -180,7 +180,7 @@ const METRICS_PACKAGES = [
  * without the flag runs without those packages installed.
  */
 async function startMetrics(host: string, port: number): Promise<PrometheusEndpoint> {
-  let endpoint: typeof import('../../otel/prometheus-endpoint.js');
+  let endpoint: { startPrometheusEndpoint: typeof startPrometheusEndpoint };
   try {
     endpoint = await import('../../otel/prometheus-endpoint.js');
   } catch (err) {
