@@ -39,7 +39,7 @@ import { admitSend, scopeOf, type Admission, type AdmissionConfig } from './admi
 import type { CallContext } from './call-context.js';
 import { errorFields, logSafely, noteTaskId } from './observability/error-log.js';
 import type { ServerLogger } from './observability/logger.js';
-import { ADMISSION_COUNTER } from './observability/metrics.js';
+import { ADMISSION_COUNTER, histogramsOf, type HistogramSink } from './observability/metrics.js';
 import { TaskTraces } from './observability/task-traces.js';
 import { traceAdmission } from './observability/trace-admission.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -93,6 +93,7 @@ export class A2ARequestHandler implements RequestHandler {
   constructor(options: A2AServerOptions) {
     this.options = resolveServerOptions(options);
     const o = this.options;
+    this.histograms = histogramsOf(o.metrics);
     // The card says what the server does: it delivers push unless the host turned push off (ADR 0057).
     const delivers = deliversPush(o.card.capabilities?.pushNotifications, o.push);
     this.#delivers = delivers;
@@ -117,7 +118,7 @@ export class A2ARequestHandler implements RequestHandler {
     const pushOptions = delivers && o.push !== false ? resolvePushOptions(o.push) : undefined;
     this.#pushOptions = pushOptions;
     const dispatcher = pushOptions
-      ? new PushDispatcher(o.store, pushOptions, o.logger, o.clock, `${workerName}:push`, tracing)
+      ? new PushDispatcher(o.store, pushOptions, o.logger, o.clock, `${workerName}:push`, tracing, o.metrics)
       : undefined;
     this.push = dispatcher;
     const retry = { ...DEFAULT_WRITE_RETRY, writeBudgetMs: o.storeWriteBudgetMs };
@@ -131,6 +132,7 @@ export class A2ARequestHandler implements RequestHandler {
         ? { onCommitted: (scope: Scope, taskId: string) => dispatcher.committed(scope, taskId) }
         : {}),
       ...(tracing ?? {}),
+      metrics: o.metrics,
     });
     const leases = (this.leases = new TurnLeases(workerName, o.leaseMs));
     const lost = (this.#lostCreations = new LostCreations({
@@ -150,6 +152,7 @@ export class A2ARequestHandler implements RequestHandler {
       logger: o.logger,
       leases,
       resumable: o.agent.resumable === true,
+      metrics: o.metrics,
       ...(o.recovery === false ? {} : { maxResumes: o.recovery.maxResumes, batchSize: o.recovery.batchSize }),
     });
     this.#resume = new TaskResume({
@@ -178,6 +181,9 @@ export class A2ARequestHandler implements RequestHandler {
   get logger(): ServerLogger {
     return this.options.logger;
   }
+
+  /** The histograms of the host's metrics (ADR 0094): the bindings time each call with them. */
+  readonly histograms: HistogramSink | undefined;
 
   /** The host's telemetry (ADR 0091): the bindings start a SERVER span per call with it. */
   get telemetry(): Telemetry | undefined {

@@ -84,6 +84,12 @@ export {
   type AdmissionOutcome,
   type ServerMetrics,
 } from './observability/metrics.js';
+export {
+  METRIC,
+  OUTCOME_ATTR,
+  type MetricDefinition,
+  type MetricKind,
+} from './observability/metric-names.js';
 export { CardSigner, DEFAULT_JWKS_PATH, type CardSigningOptions } from './card-signer.js';
 export {
   CARD_SIGNING_ALGORITHMS,

@@ -21,6 +21,7 @@ import type { CallContext } from './call-context.js';
 import type { CardSigner } from './card-signer.js';
 import type { ServerLogger } from './observability/logger.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import type { HistogramSink } from './observability/metrics.js';
 
 /** The eleven operations. */
 export interface RequestHandler {
@@ -32,6 +33,8 @@ export interface RequestHandler {
   readonly logger?: ServerLogger;
   /** Where the bindings start a SERVER span per call (ADR 0091); none: no span. */
   readonly telemetry?: Telemetry | undefined;
+  /** Where the bindings record each call's duration (ADR 0094); none: no call is timed. */
+  readonly histograms?: HistogramSink | undefined;
 
   sendMessage(params: SendMessageRequest, ctx: CallContext): Promise<SendMessageResponse>;
   /**

@@ -8,7 +8,7 @@
  *                  [--max-delegation-depth 8] [--delegation-budget 1h|off] [--effects-log FILE] [--delay-ms N]
  *                  [--auth-token TOKEN]... [--auth-tokens-file FILE] [--jwks URL --issuer I --audience A]
  *                  [--principal-claim sub] [--tenants-claim tenants] [--no-auth] [--sign-card KEY_FILE]
- *                  [--refused-content-type-status 400|415] [--shutdown-grace 10s] [--verbose]
+ *                  [--refused-content-type-status 400|415] [--shutdown-grace 10s] [--metrics-port N] [--verbose]
  *
  * Who may call (ADR 0078): bearer tokens (`--auth-token`, `--auth-tokens-file`) and JWTs (`--jwks`). Without any,
  * it listens only on a loopback host, unless `--no-auth` says to serve anyone, which it then repeats on stderr.
@@ -37,6 +37,11 @@
  * SIGTERM or SIGINT drains it (ADR 0088): new sends are refused at once (503 with `Retry-After`, nothing ran, so
  * a client retries them elsewhere), running turns get `--shutdown-grace` to finish, what is left goes to another
  * replica's recovery, and the process exits within the grace plus a second. A second signal exits at once.
+ *
+ * `--metrics-port N` (default: off) serves the server's metrics (ADR 0094) at `http://HOST:N/metrics` in
+ * Prometheus text, on the `--host` interface, through OpenTelemetry's Prometheus exporter (ADR 0095), which is
+ * loaded only then: it needs `@opentelemetry/api`, `@opentelemetry/sdk-metrics` and
+ * `@opentelemetry/exporter-prometheus` installed. It prints `a2a-once serve: metrics at URL` on stderr.
  *
  * The store defaults to SQLite in ./a2a-once.db, so a restarted server still replays the keys it claimed before
  * the restart, and recovers the tasks it left running. Prints exactly one line on stdout,
@@ -73,6 +78,7 @@ import { badStoreUrl, sqliteFileOf } from '../store-file.js';
 import { collect, serveAuth, type ServeAuthFlags } from '../serve-auth.js';
 import { readCardSigningKeys } from '../card-signing-key-file.js';
 import { checkCanListen } from '../port-check.js';
+import type { PrometheusEndpoint, startPrometheusEndpoint } from '../../otel/prometheus-endpoint.js';
 
 /** Default embedded store of `serve`. */
 export const DEFAULT_STORE_URL = 'sqlite:./a2a-once.db';
@@ -103,6 +109,7 @@ interface ServeFlags extends ServeAuthFlags {
   webhookSecret?: string;
   allowPrivateWebhooks?: boolean;
   signCard?: string;
+  metricsPort?: string;
 }
 
 /** The environment variable holding the webhook signing secret (preferred to the flag: flags show in `ps`). */
@@ -148,17 +155,45 @@ export function recoveryLine(r: StartupRecoveryReport, intervalMs?: number): str
 }
 
 /** What a failed listen means, in words a user can act on. */
-function listenFailure(err: unknown, host: string, port: number): Error {
+function listenFailure(err: unknown, host: string, port: number, flag = '--port'): Error {
   const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
   if (code === 'EADDRINUSE')
     return new Error(
-      `port ${port} on ${host} is in use: pick another with --port N, or --port 0 for any free port`,
+      `port ${port} on ${host} is in use: pick another with ${flag} N, or ${flag} 0 for any free port`,
     );
   if (code === 'EACCES')
     return new Error(
-      `not allowed to listen on port ${port} on ${host}: pick a port above 1023 with --port N`,
+      `not allowed to listen on port ${port} on ${host}: pick a port above 1023 with ${flag} N`,
     );
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/** The packages `--metrics-port` loads (optional peers of a2a-once). */
+const METRICS_PACKAGES = [
+  '@opentelemetry/api',
+  '@opentelemetry/sdk-metrics',
+  '@opentelemetry/exporter-prometheus',
+] as const;
+
+/**
+ * Starts the Prometheus endpoint of `--metrics-port` (ADR 0095), loading OpenTelemetry only now: a `serve`
+ * without the flag runs without those packages installed.
+ */
+async function startMetrics(host: string, port: number): Promise<PrometheusEndpoint> {
+  let endpoint: { startPrometheusEndpoint: typeof startPrometheusEndpoint };
+  try {
+    endpoint = await import('../../otel/prometheus-endpoint.js');
+  } catch (err) {
+    const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+    if (code === 'ERR_MODULE_NOT_FOUND')
+      throw new Error(
+        `--metrics-port needs ${METRICS_PACKAGES.join(', ')} installed: npm install ${METRICS_PACKAGES.join(' ')}`,
+      );
+    throw err;
+  }
+  return endpoint.startPrometheusEndpoint(host, port).catch((err: unknown) => {
+    throw listenFailure(err, host, port, '--metrics-port');
+  });
 }
 
 /** `sqlite:./a2a-once.db (/home/me/a2a-once.db)`: the URL as given, and the file it opened. */
@@ -271,6 +306,10 @@ export function run(args: string[], io: CliIO): Promise<number> {
       '--sign-card <key-file>',
       'sign the agent card with the private JWK (or JWKS) in this file, kid required; serves /.well-known/jwks.json',
     )
+    .option(
+      '--metrics-port <port>',
+      'serve metrics in Prometheus text at http://HOST:PORT/metrics, 0 for any free port (default: off)',
+    )
     .option('--verbose', 'log every request as a JSON line on stderr')
     .addHelpText(
       'after',
@@ -291,6 +330,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       ? 415
       : 400;
   const port = portOption(o.port);
+  const metricsPort = o.metricsPort === undefined ? undefined : portOption(o.metricsPort);
   const keyTtlMs = durationOption('key-ttl', o.keyTtl, 1);
   const tombstoneTtlMs = durationOption('tombstone-ttl', o.tombstoneTtl);
   // A store on disk is bounded by retention, not memory: no cap unless the operator sets one (ADR 0047).
@@ -334,7 +374,10 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   await checkCanListen(o.host, port).catch((err: unknown) => {
     throw listenFailure(err, o.host, port);
   });
-  const store = await openStore(o.store, { tombstoneTtlMs }).catch((err: unknown) => {
+  // The metrics endpoint listens before the store opens too: a port in use fails the command before recovery.
+  const metrics = metricsPort === undefined ? undefined : await startMetrics(o.host, metricsPort);
+  const store = await openStore(o.store, { tombstoneTtlMs }).catch(async (err: unknown) => {
+    await metrics?.close();
     throw badStoreUrl(err);
   });
   let server: A2AServer;
@@ -359,6 +402,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       delegation,
       ...(cardSigning ? { cardSigning } : {}),
       logger: jsonLineLogger(o.verbose === true),
+      ...(metrics ? { metrics: metrics.metrics } : {}),
       http: {
         refusedContentTypeStatus,
         ...(auth.authenticator ? { authenticate: auth.authenticator } : {}),
@@ -366,6 +410,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     });
   } catch (err) {
     await store.close();
+    await metrics?.close();
     throw err;
   }
   let handle;
@@ -379,12 +424,14 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   } catch (err) {
     // Closing stops the schedules, so the process can exit with the error.
     await server.close();
+    await metrics?.close();
     throw err;
   }
   io.err(`a2a-once serve: agent ${agentName}, store ${storeText(o.store)}`);
   io.err(`a2a-once serve: authentication: ${auth.summary}`);
   io.out(`a2a-once listening on ${handle.url}`);
   io.err(`a2a-once serve: card at ${handle.url}/.well-known/agent-card.json; Ctrl+C (or SIGTERM) stops it`);
+  if (metrics) io.err(`a2a-once serve: metrics at ${metrics.url}`);
   if (o.verbose === true) {
     io.err(`a2a-once serve: lease ${leaseMs} ms`);
     io.err(
@@ -404,5 +451,6 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     // not cut: ADR 0088).
     server.close({ graceMs: shutdownGraceMs }).finally(() => handle.server.closeIdleConnections()),
   ]);
+  await metrics?.close();
   return 0;
 }

@@ -80,6 +80,7 @@ export class DrainGate {
       ...(inner.logger !== undefined ? { logger: inner.logger } : {}),
       // Every field the bindings read passes through: a dropped `telemetry` silently turned tracing off.
       ...(inner.telemetry !== undefined ? { telemetry: inner.telemetry } : {}),
+      ...(inner.histograms !== undefined ? { histograms: inner.histograms } : {}),
       sendMessage: async (params, ctx) => {
         refuseWhileDraining();
         return this.#track(inner.sendMessage(params, this.#withEnd(ctx)));

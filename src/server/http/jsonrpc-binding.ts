@@ -18,6 +18,7 @@ import { parseJsonText, readBodyText } from './body.js';
 import { callerOf, setupCall } from './call-setup.js';
 import type { CallContext } from '../call-context.js';
 import { describeAnswer, describeError, describeRequest, startCallSpan, type CallSpan } from './call-span.js';
+import { startCallTimer, type CallTimer } from './call-timer.js';
 import { authChallengeHeaders } from './auth-challenge.js';
 import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
@@ -59,9 +60,11 @@ export function handleJsonRpc(
   logger: ServerLogger,
 ): Promise<Response> {
   const telemetry = handler.telemetry;
-  if (telemetry === undefined) return answerJsonRpc(req, url, handler, options, logger, undefined);
+  const histograms = handler.histograms;
+  const timer = histograms === undefined ? undefined : startCallTimer(histograms);
+  if (telemetry === undefined) return answerJsonRpc(req, url, handler, options, logger, undefined, timer);
   const span = startCallSpan(telemetry, req, handler.agentCard.name, undefined);
-  return span.span.run(() => answerJsonRpc(req, url, handler, options, logger, span));
+  return span.span.run(() => answerJsonRpc(req, url, handler, options, logger, span, timer));
 }
 
 async function answerJsonRpc(
@@ -71,6 +74,7 @@ async function answerJsonRpc(
   options: ResolvedHttpOptions,
   logger: ServerLogger,
   span: CallSpan | undefined,
+  timer: CallTimer | undefined,
 ): Promise<Response> {
   let id: JsonRpcId = null;
   // Known once parsed: what the error line of this call may say (read only when an error is answered).
@@ -116,6 +120,7 @@ async function answerJsonRpc(
     );
     const headers = answerHeaders(ctx);
     if (!result.stream) {
+      timer?.done(name);
       if (span) {
         describeAnswer(span, ctx, result.value);
         span.end();
@@ -129,6 +134,7 @@ async function answerJsonRpc(
     const abort = () => {
       ctl?.abort();
       span?.end();
+      timer?.done(name);
     };
     req.signal?.addEventListener('abort', abort, { once: true });
     const call = callLogContext(name, parsed);
@@ -151,6 +157,7 @@ async function answerJsonRpc(
       const call = method === undefined ? {} : callLogContext(method, params);
       logInternalAnswer(logger, answer, { ...call, as: 'answer' });
     }
+    timer?.done(method, answer.name);
     if (span) {
       describeError(span, method, ctx, answer);
       span.end();

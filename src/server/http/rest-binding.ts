@@ -17,6 +17,7 @@ import { parseJsonText, readBodyText } from './body.js';
 import { callerOf, setupCall } from './call-setup.js';
 import type { CallContext } from '../call-context.js';
 import { describeAnswer, describeError, describeRequest, startCallSpan, type CallSpan } from './call-span.js';
+import { startCallTimer, type CallTimer } from './call-timer.js';
 import { authChallengeHeaders } from './auth-challenge.js';
 import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
@@ -92,9 +93,11 @@ export function handleRest(
   logger: ServerLogger,
 ): Promise<Response> {
   const telemetry = handler.telemetry;
-  if (telemetry === undefined) return answerRest(req, url, route, handler, options, logger, undefined);
+  const histograms = handler.histograms;
+  const timer = histograms === undefined ? undefined : startCallTimer(histograms);
+  if (telemetry === undefined) return answerRest(req, url, route, handler, options, logger, undefined, timer);
   const span = startCallSpan(telemetry, req, handler.agentCard.name, route.method);
-  return span.span.run(() => answerRest(req, url, route, handler, options, logger, span));
+  return span.span.run(() => answerRest(req, url, route, handler, options, logger, span, timer));
 }
 
 async function answerRest(
@@ -105,6 +108,7 @@ async function answerRest(
   options: ResolvedHttpOptions,
   logger: ServerLogger,
   span: CallSpan | undefined,
+  timer: CallTimer | undefined,
 ): Promise<Response> {
   // Known once parsed: what the error line of this call may say (read only when an error is answered).
   let params: unknown;
@@ -142,6 +146,7 @@ async function answerRest(
       const abort = () => {
         ctl?.abort();
         span?.end();
+        timer?.done(route.method);
       };
       req.signal?.addEventListener('abort', abort, { once: true });
       const call = callLogContext(route.method, parsed);
@@ -156,6 +161,7 @@ async function answerRest(
       );
       return respond(200, stream, sseHeaders(headers));
     }
+    timer?.done(route.method);
     if (span) {
       describeAnswer(span, ctx, result.value);
       span.end();
@@ -172,6 +178,7 @@ async function answerRest(
       const call = callLogContext(route.method, params ?? { ...route.vars });
       logInternalAnswer(logger, answer, { ...call, as: 'answer' });
     }
+    timer?.done(route.method, answer.name);
     if (span) {
       describeError(span, route.method, ctx, answer);
       span.end();

@@ -1,20 +1,64 @@
 /**
- * Admission metrics (docs/semantics.md §2 outcomes): every outcome of a send is counted. The `ServerMetrics` seam is a counter
- * with attributes, which maps one-to-one onto an OpenTelemetry `Counter.add(value, attributes)`; the built-in
- * `InMemoryMetrics` keeps totals a host can read or export.
+ * The metrics seam (ADR 0094): counters and histograms with attributes, which map one-to-one onto an
+ * OpenTelemetry `Counter.add` and `Histogram.record` (`openTelemetryMetrics()` in `a2a-once/otel`). Every
+ * outcome of a send is counted (docs/semantics.md §2). A sink without `record` gets no histogram value, and then
+ * nothing is timed: the default `noopMetrics` and the built-in `InMemoryMetrics` (counter totals a host can read)
+ * cost the send path one comparison per timed section.
  */
 
 /** Outcomes of admission. */
 export type AdmissionOutcome = 'claimed' | 'replayed' | 'conflict' | 'expired' | 'refused' | 'released';
 
-/** A counter sink. */
+/** A metrics sink; the names it is given are `METRIC`'s (metric-names.ts). */
 export interface ServerMetrics {
   /** Adds `value` to the counter `name` for these attributes. */
   add(name: string, value: number, attributes: Record<string, string>): void;
+  /**
+   * Records `value` in the histogram `name` (seconds for durations). Absent: durations and sizes are neither
+   * measured nor recorded.
+   */
+  record?(name: string, value: number, attributes: Record<string, string>): void;
 }
 
 /** Counter name of admission outcomes; attribute `outcome`, plus `tenant` and `reason` where known. */
 export const ADMISSION_COUNTER = 'a2a_once.admission';
+
+/** The histogram half of a sink, when it has one: what the timed call sites check once. */
+export type HistogramSink = (name: string, value: number, attributes: Record<string, string>) => void;
+
+/**
+ * `metrics.record`, or undefined when the sink records no histogram. A host's sink that throws changes nothing
+ * of what the server does (as for admission counts): the value is dropped.
+ */
+export function histogramsOf(metrics: ServerMetrics | undefined): HistogramSink | undefined {
+  if (metrics?.record === undefined) return undefined;
+  return (name, value, attributes) => {
+    try {
+      metrics.record!(name, value, attributes);
+    } catch {
+      // A broken metrics sink must not change what the server does.
+    }
+  };
+}
+
+/** Adds to a counter; a sink that throws changes nothing of what the server does. */
+export function countSafely(
+  metrics: ServerMetrics | undefined,
+  name: string,
+  attributes: Record<string, string>,
+): void {
+  if (metrics === undefined || metrics === noopMetrics) return;
+  try {
+    metrics.add(name, 1, attributes);
+  } catch {
+    // A broken metrics sink must not change what the server does.
+  }
+}
+
+/** Seconds since `startMs` (a `performance.now()` reading), as histograms of durations take them. */
+export function secondsSince(startMs: number): number {
+  return (performance.now() - startMs) / 1000;
+}
 
 /** Keeps counters in memory. */
 export class InMemoryMetrics implements ServerMetrics {

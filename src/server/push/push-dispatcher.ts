@@ -25,7 +25,15 @@ import { StoreError } from '../../store/sql/store-error.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { errorFields, logSafely } from '../observability/error-log.js';
 import { retryDelayMs, type ResolvedPushOptions } from './push-options.js';
-import { attemptDelivery, type AttemptContext } from './delivery-attempt.js';
+import { attemptDelivery, type AttemptContext, type Verdict } from './delivery-attempt.js';
+import type { StoredEvent } from '../../store/records.js';
+import { METRIC, OUTCOME_ATTR } from '../observability/metric-names.js';
+import {
+  countSafely,
+  histogramsOf,
+  type HistogramSink,
+  type ServerMetrics,
+} from '../observability/metrics.js';
 import { makeAgents, type PostAgents } from './webhook-post.js';
 import { tracedDelivery } from './traced-delivery.js';
 import type { PushTracing } from './push-tracing.js';
@@ -59,6 +67,9 @@ export class PushDispatcher {
   readonly #agents: PostAgents = makeAgents();
   /** A span per attempt, with telemetry (ADR 0092). */
   readonly #tracing: PushTracing | undefined;
+  /** Attempts by outcome, and the lag of delivered events (ADR 0094). */
+  readonly #metrics: ServerMetrics | undefined;
+  readonly #histograms: HistogramSink | undefined;
   readonly #known = new Set<string>();
   readonly #running = new Set<Promise<void>>();
   readonly #timers = new Set<NodeJS.Timeout>();
@@ -75,8 +86,11 @@ export class PushDispatcher {
     clock: Clock,
     holder: string,
     tracing?: PushTracing,
+    metrics?: ServerMetrics,
   ) {
     this.#tracing = tracing;
+    this.#metrics = metrics;
+    this.#histograms = histogramsOf(metrics);
     this.#store = store;
     this.#o = options;
     this.#logger = logger;
@@ -204,6 +218,7 @@ export class PushDispatcher {
           ? await attemptDelivery(d, e, this.#attemptContext(d, e.seq))
           : await tracedDelivery(this.#tracing, d, e, this.#attemptContext(d, e.seq));
       if (verdict.kind === 'lost') return; // taken over: whoever holds it now goes on
+      if (this.#metrics !== undefined) this.#count(verdict, e);
       if (verdict.kind === 'ack') {
         if (!(await this.#record(d, { kind: 'delivered', seq: e.seq, claimMs: this.#o.claimMs }))) return;
         failingSince = undefined;
@@ -238,6 +253,16 @@ export class PushDispatcher {
       return;
     }
     await this.#record(d, { kind: 'released' });
+  }
+
+  /** Counts an attempt; a delivered event's lag is from its status timestamp, when it has one. */
+  #count(verdict: Verdict, e: StoredEvent): void {
+    const outcome = verdict.kind === 'ack' ? 'delivered' : verdict.kind === 'retry' ? 'retry' : 'rejected';
+    countSafely(this.#metrics, METRIC.pushDeliveries.name, { [OUTCOME_ATTR]: outcome });
+    if (verdict.kind !== 'ack' || this.#histograms === undefined) return;
+    const at = Date.parse(eventTimestamp(e) ?? '');
+    if (Number.isFinite(at))
+      this.#histograms(METRIC.pushLag.name, Math.max(0, this.#clock.now() - at) / 1000, {});
   }
 
   async #giveUp(
@@ -291,4 +316,12 @@ export class PushDispatcher {
     this.#agents.http.destroy();
     this.#agents.https.destroy();
   }
+}
+
+/** The status timestamp an event carries: a task's or a status update's (an artifact update has none). */
+function eventTimestamp(e: StoredEvent): string | undefined {
+  const ev = e.event;
+  if ('statusUpdate' in ev) return ev.statusUpdate.status.timestamp;
+  if ('task' in ev) return ev.task.status.timestamp;
+  return undefined;
 }

@@ -11,6 +11,8 @@
  * was lost. A task resumed `maxResumes` times already is failed instead: a turn that kills every process it
  * runs on must not take the replicas down one after the other.
  */
+import { METRIC, OUTCOME_ATTR } from '../observability/metric-names.js';
+import { countSafely, type ServerMetrics } from '../observability/metrics.js';
 import { isoAt } from '../../protocol/iso-time.js';
 import type { Task, TaskStatus, TaskStatusUpdateEvent } from '../../protocol/model.js';
 import type { Clock } from '../../store/clock.js';
@@ -68,6 +70,8 @@ export interface TaskRecoveryInit {
   readonly retry?: WriteRetryPolicy;
   /** This process's new tasks whose creation answer was lost: started, never failed as lost (ADR 0052). */
   readonly lostCreations?: LostCreations;
+  /** Takeovers by outcome (ADR 0094). */
+  readonly metrics?: ServerMetrics;
 }
 
 /** The running tasks still under another worker's lease, as start-up reports them. */
@@ -193,6 +197,7 @@ export class TaskRecovery {
     );
     if (!res.ok) return { outcome: 'skipped', record: res.current ?? record };
     const outcome = failure === undefined ? 'resumed' : 'failed';
+    countSafely(this.init.metrics, METRIC.recoveries.name, { [OUTCOME_ATTR]: outcome });
     logSafely(this.init.logger, 'warn', 'recovered a task whose worker was lost', {
       taskId,
       outcome,

@@ -31,6 +31,14 @@ import { LeaseKeeper } from './lease-keeper.js';
 import { TaskWorker } from './task-worker.js';
 import type { Telemetry, TraceCarrier } from '../../telemetry/telemetry.js';
 import { ATTR, SPAN } from '../../telemetry/attributes.js';
+import { METRIC } from '../observability/metric-names.js';
+import {
+  countSafely,
+  histogramsOf,
+  secondsSince,
+  type HistogramSink,
+  type ServerMetrics,
+} from '../observability/metrics.js';
 import { DEFAULT_LEASE_MS } from './turn-lease.js';
 import { DEFAULT_WRITE_RETRY, StoreWriteError, type WriteRetryPolicy } from './write-retry.js';
 
@@ -72,6 +80,8 @@ export interface RunnerSettings {
   readonly agentErrorMessage: AgentErrorMessage;
   /** A span per turn, step and commit (ADR 0092); none: no span. */
   readonly telemetry?: Telemetry;
+  /** Turns, their duration, and their commits' latency and size (ADR 0094); none: nothing counted. */
+  readonly metrics?: ServerMetrics;
   /** The trace context of the send that created a task, when known (ADR 0093): a turn links to it. */
   readonly traceOf?: (scope: Scope, taskId: string) => Promise<TraceCarrier | undefined>;
 }
@@ -87,6 +97,7 @@ export class Runner {
   readonly #workers = new Map<string, TaskWorker>();
   readonly #running = new Set<Promise<void>>();
   readonly #settings: RunnerSettings;
+  readonly #histograms: HistogramSink | undefined;
   /** Renews the leases of the turns running here. */
   readonly leases: LeaseKeeper;
 
@@ -99,6 +110,7 @@ export class Runner {
     settings: Partial<RunnerSettings> = {},
   ) {
     this.#settings = { ...DEFAULT_SETTINGS, ...settings };
+    this.#histograms = histogramsOf(this.#settings.metrics);
     this.leases = new LeaseKeeper(this.#settings.leaseMs, () => this.#workers.values(), logger);
   }
 
@@ -124,6 +136,7 @@ export class Runner {
       ...(this.#settings.onCommitted ? { onCommitted: this.#settings.onCommitted } : {}),
       ...(this.#settings.delegation ? { delegation: this.#delegationHost(this.#settings.delegation) } : {}),
       telemetry: this.#settings.telemetry,
+      histograms: this.#histograms,
       ...turn,
     });
     this.leases.ensureStarted();
@@ -132,11 +145,24 @@ export class Runner {
     this.#workers.set(id, worker);
     const telemetry = this.#settings.telemetry;
     const run = telemetry === undefined ? this.#run(worker) : this.#traced(telemetry, worker, turn);
+    const metrics = this.#settings.metrics;
+    const started = this.#histograms === undefined ? 0 : performance.now();
     const done = run.finally(() => {
+      if (metrics !== undefined) this.#countTurn(metrics, worker, started);
       if (this.#workers.get(id) === worker) this.#workers.delete(id);
       this.#running.delete(done);
     });
     this.#running.add(done);
+  }
+
+  /** Counts an ended turn by the state it left its task in (ADR 0094). */
+  #countTurn(metrics: ServerMetrics, worker: TaskWorker, started: number): void {
+    const r = worker.current;
+    const attributes = {
+      [ATTR.taskState]: r.kind === 'message' ? 'TASK_STATE_COMPLETED' : r.task.status.state,
+    };
+    countSafely(metrics, METRIC.turns.name, attributes);
+    this.#histograms?.(METRIC.turnDuration.name, secondsSince(started), attributes);
   }
 
   /**
