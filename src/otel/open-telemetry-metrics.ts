@@ -1,7 +1,7 @@
 /**
  * `openTelemetryMetrics()`: the metrics seam over `@opentelemetry/api` (ADR 0094). Each name the server records
  * becomes one instrument of one `Meter`, made at its first use with the unit and description `METRIC` gives it;
- * `add` is `Counter.add`, `record` is `Histogram.record`. By default the meter comes from the MeterProvider
+ * `add` is `Counter.add`, `record` is `Histogram.record`, `observe` an observable gauge's callback. By default the meter comes from the MeterProvider
  * registered globally when this is called (`metrics.setGlobalMeterProvider`, which an SDK's `start()` does):
  * register it first, or pass `meterProvider`.
  */
@@ -46,6 +46,15 @@ export function openTelemetryMetrics(options: OpenTelemetryMetricsOptions = {}):
         counters.set(name, counter);
       }
       counter.add(value, attributes);
+    },
+    observe(name, read) {
+      const d = METRICS_BY_NAME.get(name);
+      meter
+        .createObservableGauge(name, d ? { unit: d.unit, description: d.description } : {})
+        .addCallback(async (result) => {
+          const value = await read();
+          if (value !== undefined) result.observe(value);
+        });
     },
     record(name, value, attributes) {
       let histogram = histograms.get(name);

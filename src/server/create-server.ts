@@ -1,6 +1,7 @@
 /**
  * One call to get a working server: the request handler plus its HTTP surface.
  */
+import { observeLiveKeys } from './observability/live-keys-gauge.js';
 import { A2ARequestHandler } from './a2a-request-handler.js';
 import { secureServerCards } from './auth/server-cards.js';
 import { createFetchHandler, type FetchHandler } from './http/fetch-handler.js';
@@ -93,6 +94,8 @@ export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions
     );
   // Push delivery (ADR 0045): at once, for what a previous process left undelivered.
   handler.push?.start();
+  // The store's live keys as a gauge, when the metrics sink keeps gauges (ADR 0094).
+  observeLiveKeys(o.metrics, o.store);
   let closing: Promise<void> | undefined;
   return {
     handler,

@@ -365,6 +365,13 @@ export interface TaskStore {
   schemaStatus?(): Promise<SchemaStatus>;
 
   /**
+   * Live keys (claimed and not yet tombstones) over every scope: what the key caps count, summed, for the
+   * `a2a_once.keys.live` gauge. One indexed count on SQL stores; callers read it now and then, not per send.
+   * Optional: a store without it has no such gauge.
+   */
+  countLiveKeys?(): Promise<number>;
+
+  /**
    * Records a durable step's result once per (task, name), atomically, under the fence: `recorded` if none
    * existed and the task's fence equals `input.fence`; `exists` with the earlier record if one exists (whatever
    * the fence); `fenced` otherwise. Steps are deleted with their task. The result is kept as JSON text and every

@@ -46,6 +46,9 @@ describe.skipIf(!cliBuilt)('a2a-once serve --metrics-port', () => {
         /^a2a_once_agent_turns_total\{[^}]*a2a_task_state="TASK_STATE_COMPLETED"[^}]*\} 1$/m,
       );
       expect(text).not.toContain(key);
+      // The live-keys gauge: the one key the send claimed.
+      expect(text).toMatch(/^# TYPE a2a_once_keys_live gauge$/m);
+      expect(text).toMatch(/^a2a_once_keys_live(\{[^}]*\})? 1$/m);
       expect((await fetch(new URL('/other', url))).status).toBe(404);
     } finally {
       await serve.stop();

@@ -155,6 +155,35 @@ export function keyContract(make: MakeStore): void {
       expect(await store.getTask(ALICE, 't3')).toBeUndefined();
     });
 
+    it('counts the live keys of every scope, and a tombstone no longer', async () => {
+      const { store, clock } = h();
+      if (!store.countLiveKeys) throw new Error('every bundled store counts its live keys');
+      expect(await store.countLiveKeys()).toBe(0);
+      const task = makeTask('t1');
+      await store.createTask(ALICE, { task, claim: claimOf(keyOf(1), 'm1', clock.now() + HOUR) });
+      await store.createTask(BOB, {
+        task: makeTask('t2'),
+        claim: claimOf(keyOf(1), 'm1', clock.now() + HOUR),
+      });
+      await store.createTask(OTHER_TENANT, {
+        task: makeTask('t3'),
+        claim: claimOf(keyOf(2), 'm2', clock.now() + HOUR),
+      });
+      await store.createTask(ALICE, { task: makeTask('unkeyed') });
+      expect(await store.countLiveKeys()).toBe(3);
+      // ALICE's task finishes and is purged; once its key expired, a late retry turns it into a tombstone.
+      await store.commit(ALICE, 't1', {
+        expectFence: 1,
+        task: withState(task, 'TASK_STATE_COMPLETED'),
+        events: [],
+      });
+      clock.advance(2 * HOUR);
+      await store.purgeExpired({ terminalMaxAgeMs: HOUR });
+      const late = await store.createTask(ALICE, { task: makeTask('t4'), claim: claimOf(keyOf(1), 'm1', 0) });
+      expect(late.outcome).toBe('expired');
+      expect(await store.countLiveKeys()).toBe(2);
+    });
+
     it("replaces an expired key when onExpiredKey is 'replace'", async () => {
       const { store, clock } = h();
       await expireKey(h, keyOf(1));

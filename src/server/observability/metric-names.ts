@@ -6,7 +6,7 @@
  */
 
 /** How a metric aggregates. */
-export type MetricKind = 'counter' | 'histogram';
+export type MetricKind = 'counter' | 'histogram' | 'gauge';
 
 /** One metric. */
 export interface MetricDefinition {
@@ -72,6 +72,12 @@ export const METRIC = {
     kind: 'counter',
     unit: '{task}',
     description: 'Tasks whose worker was lost, taken over here, by outcome (resumed, failed)',
+  },
+  liveKeys: {
+    name: 'a2a_once.keys.live',
+    kind: 'gauge',
+    unit: '{key}',
+    description: "Idempotency keys the store holds live (not tombstones), every scope's together",
   },
 } as const satisfies Record<string, MetricDefinition>;
 

@@ -18,6 +18,11 @@ export interface ServerMetrics {
    * measured nor recorded.
    */
   record?(name: string, value: number, attributes: Record<string, string>): void;
+  /**
+   * Registers the gauge `name`, whose value `read` gives whenever the sink collects (a scrape, an export). Absent:
+   * no gauge is kept, and nothing is read for one.
+   */
+  observe?(name: string, read: () => Promise<number | undefined>): void;
 }
 
 /** Counter name of admission outcomes; attribute `outcome`, plus `tenant` and `reason` where known. */

@@ -121,6 +121,10 @@ export class MemoryTaskStore implements TaskStore {
     return this.#state.partitions.size;
   }
 
+  countLiveKeys(): Promise<number> {
+    return Promise.resolve(this.#state.liveKeyCount);
+  }
+
   /** Live keys one scope holds: what the server's per-scope cap (`maxKeysPerScope`) counts. */
   keyCount(scope: Scope): number {
     return this.#state.partition(scope)?.keys?.size ?? 0;

@@ -184,6 +184,8 @@ export function pgStatements(t: PgTables) {
       RETURNING key`,
     // The cap counts live keys of one scope; tombstones never count (index a2a_keys_scope_live).
     countScopeLiveKeys: `SELECT count(*) AS n FROM ${t.keys} WHERE tenant = $1 AND owner = $2 AND tombstone = FALSE`,
+    // The live-keys gauge: every scope's live keys, now and then (not per send).
+    countLiveKeys: `SELECT count(*) AS n FROM ${t.keys} WHERE tombstone = FALSE`,
     // At the cap: the scope's keys past expiry whose task is gone are no longer live; remember them as tombstones.
     expireScopeKeys: `UPDATE ${t.keys} k SET tombstone = TRUE, tombstoned_at = $3 WHERE (k.tenant, k.owner, k.key) IN (
         SELECT k.tenant, k.owner, k.key FROM ${t.keys} k

@@ -195,6 +195,11 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   /** Applies pending migrations under an advisory lock (safe from several replicas at once). */
+  async countLiveKeys(): Promise<number> {
+    const { rows } = await this.#pool.query(this.#sql.countLiveKeys, []);
+    return Number((rows[0] as { n: number | string } | undefined)?.n ?? 0);
+  }
+
   schemaStatus(): Promise<SchemaStatus> {
     return postgresSchemaStatus(this.#pool, this.#tables);
   }

@@ -59,6 +59,8 @@ export const SQL = {
     WHERE ${KEY_PK} AND task_id = @taskId AND message_id = @messageId AND tombstone = 0`,
   // The cap counts live keys of one scope; tombstones never count (index a2a_keys_scope_live).
   countScopeLiveKeys: `SELECT count(*) AS n FROM a2a_keys WHERE tenant = @tenant AND owner = @owner AND tombstone = 0`,
+  // The live-keys gauge: every scope's live keys, now and then (not per send).
+  countLiveKeys: `SELECT count(*) AS n FROM a2a_keys WHERE tombstone = 0`,
   // At the cap: the scope's keys past expiry whose task is gone are no longer live; remember them as tombstones.
   expireScopeKeys: `UPDATE a2a_keys SET tombstone = 1, tombstoned_at = @now WHERE rowid IN (
       SELECT k.rowid FROM a2a_keys k

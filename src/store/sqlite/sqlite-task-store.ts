@@ -137,6 +137,10 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   /** Applies pending schema migrations (safe to call from several processes at once). */
+  countLiveKeys(): Promise<number> {
+    return this.#read(() => Number((this.#stmt(SQL.countLiveKeys).get() as { n: number | bigint }).n));
+  }
+
   schemaStatus(): Promise<SchemaStatus> {
     return this.#read(() => sqliteSchemaStatus(this.#db));
   }
