@@ -65,7 +65,10 @@ export function createDelegatingAgent(options: DelegatingAgentOptions = {}): Dem
   let client: Promise<A2AClient> | undefined;
   const childClient = () => {
     // A failed card fetch is not cached: the next turn (or the resumed one) tries again.
-    client ??= A2AClient.fromCardUrl(delegateTo!).catch((err: unknown) => {
+    client ??= A2AClient.fromCardUrl(
+      delegateTo!,
+      options.telemetry ? { telemetry: options.telemetry } : {},
+    ).catch((err: unknown) => {
       client = undefined;
       throw err;
     });

@@ -4,6 +4,7 @@
 import type { AgentCard } from '../../protocol/agent-card.js';
 import type { AgentExecutor } from '../../server/agent-executor.js';
 import type { AgentCardInit } from '../../server/card.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { EffectsLog } from './effects-log.js';
 
 /** A ready-to-serve agent: its executor, its card and, when it has one, its extended card. */
@@ -26,4 +27,6 @@ export interface DemoAgentOptions {
    * agents declare nothing, and their card's flag says what the server does (ADR 0057).
    */
   readonly pushNotifications?: boolean;
+  /** The server's telemetry, for the clients an agent builds for its children (their sends carry traceparent). */
+  readonly telemetry?: Telemetry;
 }

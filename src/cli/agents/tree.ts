@@ -15,6 +15,7 @@
  * completes at once.
  */
 import { A2AClient } from '../../client/index.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { AgentContext, AgentExecutor } from '../../server/agent-executor.js';
 import type { AgentCardInit } from '../../server/card.js';
 import { advertiseDelegation } from '../../server/delegation/index.js';
@@ -91,21 +92,23 @@ export function parseTreeMode(raw: string | undefined): TreeMode {
 export function createTreeAgent(options: TreeAgentOptions = {}): DemoAgent {
   const children = options.children ?? parseTreeChildren(process.env[TREE_CHILDREN_ENV]);
   const mode = options.mode ?? parseTreeMode(process.env[TREE_MODE_ENV]);
-  const executor = mode === 'naive' ? naiveExecutor(children) : onceExecutor(children);
+  const executor = mode === 'naive' ? naiveExecutor(children) : onceExecutor(children, options.telemetry);
   return { executor, card: treeCard };
 }
 
 /** `once`: one `ctx.delegate` per child, named by the child's position so a resumed turn finds each again. */
-function onceExecutor(children: readonly string[]): AgentExecutor {
+function onceExecutor(children: readonly string[], telemetry: Telemetry | undefined): AgentExecutor {
   const clients = new Map<string, Promise<A2AClient>>();
   const clientOf = (url: string): Promise<A2AClient> => {
     let client = clients.get(url);
     if (client === undefined) {
       // A failed card fetch is not cached: the next turn (or the resumed one) tries again.
-      client = A2AClient.fromCardUrl(url, { retry: CHILD_RETRY }).catch((err: unknown) => {
-        clients.delete(url);
-        throw err;
-      });
+      client = A2AClient.fromCardUrl(url, { retry: CHILD_RETRY, ...(telemetry ? { telemetry } : {}) }).catch(
+        (err: unknown) => {
+          clients.delete(url);
+          throw err;
+        },
+      );
       clients.set(url, client);
     }
     return client;

@@ -5,18 +5,20 @@
  * itself is `demo/runner.ts`; this file parses the options and turns Ctrl-C into a clean stop.
  */
 import { runDemo } from '../demo/runner.js';
+import { checkTracePackages, TracePackagesMissing } from '../trace-file.js';
 import type { CliIO } from '../io.js';
 import { runCommand, subcommand } from '../program.js';
 
 interface DemoFlags {
   crash?: boolean;
   live: boolean;
+  trace?: boolean;
 }
 
 /** Exit code of a demo stopped by Ctrl-C (128 + SIGINT), as a shell reports it. */
 const INTERRUPTED = 130;
 
-/** Runs `a2a-once demo [--crash] [--no-live]`. */
+/** Runs `a2a-once demo [--crash] [--trace] [--no-live]`. */
 export function run(args: string[], io: CliIO): Promise<number> {
   const command = subcommand(
     io,
@@ -24,6 +26,10 @@ export function run(args: string[], io: CliIO): Promise<number> {
     'show what lost answers do in a delegation tree: side effects at the leaves, without keys and with a2a-once',
   )
     .option('--crash', 'also kill a leaf server with SIGKILL mid-task, and restart it on its SQLite file')
+    .option(
+      '--trace',
+      'trace the a2a-once run (OpenTelemetry, every process) and print the tree of its trace at the end',
+    )
     .option('--no-live', 'print plain lines instead of redrawing the tree in place on a terminal')
     .addHelpText(
       'after',
@@ -34,7 +40,20 @@ export function run(args: string[], io: CliIO): Promise<number> {
   return runCommand(command, args, io, () => demo(command.opts<DemoFlags>(), io));
 }
 
+/** Exit code when `--trace` cannot load the OpenTelemetry SDK (a usage problem: install it). */
+const TRACE_UNAVAILABLE = 2;
+
 async function demo(flags: DemoFlags, io: CliIO): Promise<number> {
+  if (flags.trace === true) {
+    // Before anything starts: the packages are devDependencies, so an installed a2a-once may lack them.
+    try {
+      await checkTracePackages();
+    } catch (err) {
+      if (!(err instanceof TracePackagesMissing)) throw err;
+      io.err(`a2a-once demo: ${err.message}`);
+      return TRACE_UNAVAILABLE;
+    }
+  }
   const interrupt = new AbortController();
   const onSignal = () => interrupt.abort(new Error('interrupted'));
   process.once('SIGINT', onSignal);
@@ -43,6 +62,7 @@ async function demo(flags: DemoFlags, io: CliIO): Promise<number> {
     const result = await runDemo(io, {
       crash: flags.crash === true,
       live: flags.live,
+      trace: flags.trace === true,
       signal: interrupt.signal,
     });
     return result.code;

@@ -78,6 +78,7 @@ import { badStoreUrl, sqliteFileOf } from '../store-file.js';
 import { collect, serveAuth, type ServeAuthFlags } from '../serve-auth.js';
 import { readCardSigningKeys } from '../card-signing-key-file.js';
 import { checkCanListen } from '../port-check.js';
+import { traceFileFromEnv } from '../trace-file.js';
 import type { PrometheusEndpoint, startPrometheusEndpoint } from '../../otel/prometheus-endpoint.js';
 
 /** Default embedded store of `serve`. */
@@ -376,6 +377,9 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   });
   // The metrics endpoint listens before the store opens too: a port in use fails the command before recovery.
   const metrics = metricsPort === undefined ? undefined : await startMetrics(o.host, metricsPort);
+  // Internal, for `demo --trace` (ADR 0096): spans to the file the demo named, and to the agent's own clients.
+  const tracing = await traceFileFromEnv();
+  const traced = tracing ? { telemetry: tracing.telemetry } : {};
   const store = await openStore(o.store, { tombstoneTtlMs }).catch(async (err: unknown) => {
     await metrics?.close();
     throw badStoreUrl(err);
@@ -387,6 +391,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       delayMs,
       // The server delivers push notifications (ADR 0045), so a card may say so.
       pushNotifications: true,
+      ...traced,
     });
     server = createA2AServer({
       agent: agent.executor,
@@ -403,6 +408,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       ...(cardSigning ? { cardSigning } : {}),
       logger: jsonLineLogger(o.verbose === true),
       ...(metrics ? { metrics: metrics.metrics } : {}),
+      ...traced,
       http: {
         refusedContentTypeStatus,
         ...(auth.authenticator ? { authenticate: auth.authenticator } : {}),

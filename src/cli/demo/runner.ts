@@ -11,6 +11,8 @@ import type { CliIO } from '../io.js';
 import { ProcessRegistry } from './agent-process.js';
 import { amplificationLine, tableLines } from './table.js';
 import { CRASH_LEAF, LEAVES, TREE } from './topology.js';
+import { startTraceFile } from '../trace-file.js';
+import { CALLER_SERVICE, readSpans, spanFile, traceLines } from './trace-tree.js';
 import { DEMO_REQUEST, runTree, type RunFigures } from './tree-run.js';
 import { createView } from './view.js';
 
@@ -20,6 +22,8 @@ export interface DemoOptions {
   readonly crash: boolean;
   /** Redraw the tree in place when the output is a terminal. */
   readonly live: boolean;
+  /** Trace the a2a-once run and print the tree of its root send's trace (ADR 0096). */
+  readonly trace?: boolean;
   /** Aborting it (Ctrl-C) stops the demo: everything is cleaned up and `runDemo` rejects with the reason. */
   readonly signal?: AbortSignal;
 }
@@ -100,7 +104,16 @@ export async function runDemo(io: CliIO, options: DemoOptions): Promise<DemoResu
       view.say(
         `   --crash: ${CRASH_LEAF.label}'s server is killed with SIGKILL after its ledger effect, then restarted`,
       );
-    const once = await abortable(runTree({ ...common, mode: 'once', crash: options.crash }), stop.signal);
+    const traced = options.trace === true ? await startTraceFile(spanFile(dir, CALLER_SERVICE)) : undefined;
+    const once = await abortable(
+      runTree({
+        ...common,
+        mode: 'once',
+        crash: options.crash,
+        ...(traced ? { telemetry: traced.telemetry } : {}),
+      }),
+      stop.signal,
+    );
     view.say(`   the root task ended ${stateWord(once.rootState)} (${(once.ms / 1000).toFixed(1)} s)`);
     await registry.stopAll();
     view.say();
@@ -108,6 +121,15 @@ export async function runDemo(io: CliIO, options: DemoOptions): Promise<DemoResu
     for (const line of tableLines(naive, once)) view.say(line);
     view.say();
     view.say(amplificationLine(naive, once));
+    if (traced) {
+      view.say();
+      view.say(
+        'The trace of the a2a-once run (every process exported its spans; replays are the retried sends):',
+      );
+      const lines = traceLines(readSpans(dir));
+      if (lines.length === 0) view.say('   no trace of the root send was written');
+      for (const line of lines) view.say(`  ${line}`);
+    }
     const problems = check(once, options.crash);
     for (const p of problems) view.say(`UNEXPECTED: ${p}`);
     return { code: problems.length === 0 ? 0 : 1, naive, once, pids: registry.pids, dir };

@@ -12,6 +12,8 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2AClient } from '../../client/index.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
+import { TRACE_FILE_ENV } from '../trace-file.js';
 import {
   LEDGER_URL_ENV,
   naiveSend,
@@ -29,6 +31,7 @@ import {
 import { allEnded, takeCensus, type Census } from './census.js';
 import { startLedgerService, type LedgerService } from './ledger-service.js';
 import { startRelay, type Relay } from './relay.js';
+import { spanFile } from './trace-tree.js';
 import { CRASH_LEAF, LEAVES, ROOT, TREE, type TreeNode } from './topology.js';
 import type { DemoView, NodeRow, TreeRows } from './view.js';
 
@@ -57,6 +60,8 @@ export interface TreeRunOptions {
   readonly registry: ProcessRegistry;
   readonly view: DemoView;
   readonly signal: AbortSignal;
+  /** `--trace`: the caller's telemetry; each server writes its spans to its file in `dir` (`spanFile`). */
+  readonly telemetry?: Telemetry;
 }
 
 /** The figures of one run, every one counted. */
@@ -160,10 +165,15 @@ export async function runTree(o: TreeRunOptions): Promise<RunFigures> {
             [TREE_CHILDREN_ENV]: node.children.map((c) => relays.get(c)!.url).join(','),
             [TREE_MODE_ENV]: o.mode,
           };
+    const traceEnvOf = (node: TreeNode): Record<string, string> =>
+      o.telemetry ? { [TRACE_FILE_ENV]: spanFile(o.dir, node.id) } : {};
     // All at once: a parent learns its children's links now and reads their cards on its first turn.
     await Promise.all(
       TREE.map(async (node) => {
-        const proc = await startAgentProcess(o.registry, [...argsOf(node), '--port', '0'], envOf(node));
+        const proc = await startAgentProcess(o.registry, [...argsOf(node), '--port', '0'], {
+          ...envOf(node),
+          ...traceEnvOf(node),
+        });
         procs.set(node.id, proc);
         relays.get(node.id)!.connect(proc.url);
       }),
@@ -199,11 +209,10 @@ export async function runTree(o: TreeRunOptions): Promise<RunFigures> {
       event(leaf, 'killed (SIGKILL) mid-task', `killed (SIGKILL, pid ${before.pid}) mid-task`);
       // Once its lease has lapsed, start-up recovery takes the task over (ADR 0037).
       await sleep(DEMO_LEASE_MS + 300, undefined, { signal: o.signal });
-      const after = await startAgentProcess(
-        o.registry,
-        [...argsOf(leaf), '--port', String(before.port)],
-        envOf(leaf),
-      );
+      const after = await startAgentProcess(o.registry, [...argsOf(leaf), '--port', String(before.port)], {
+        ...envOf(leaf),
+        ...traceEnvOf(leaf),
+      });
       procs.set(leaf.id, after);
       let recovered = recoveredOnStartup(after.stderr());
       for (let i = 0; recovered === undefined && i < 20; i++) {
@@ -223,7 +232,11 @@ export async function runTree(o: TreeRunOptions): Promise<RunFigures> {
     const ask = async (): Promise<string> => {
       if (o.mode === 'naive')
         return (await naiveSend(rootRelay, plainMessage(DEMO_REQUEST), o.signal)).task.status.state;
-      const client = await A2AClient.fromCardUrl(rootRelay, { retry: CALLER_RETRY, signal: o.signal });
+      const client = await A2AClient.fromCardUrl(rootRelay, {
+        retry: CALLER_RETRY,
+        signal: o.signal,
+        ...(o.telemetry ? { telemetry: o.telemetry } : {}),
+      });
       const answer = await client.send(DEMO_REQUEST, { signal: o.signal });
       return 'task' in answer ? answer.task.status.state : 'a message';
     };
