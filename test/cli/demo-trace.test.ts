@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LEAVES, TREE } from '../../src/cli/demo/topology.js';
+import { CRASH_LEAF, LEAVES, TREE } from '../../src/cli/demo/topology.js';
 import { TRACE_PACKAGES } from '../../src/cli/trace-file.js';
 import { CLI_PATH, cliBuilt } from '../processes/serve-process.js';
 
@@ -69,6 +69,22 @@ describe.skipIf(!cliBuilt)('a2a-once demo --trace', () => {
     // Commits and polls are counts on their parent's line, not lines of their own.
     expect(trace.some((l) => /store commit/.test(l))).toBe(true);
     expect(trace.some((l) => /└─ (a2a_once\.store\.commit|GetTask)\b/.test(l))).toBe(false);
+  }, 120_000);
+
+  it("--crash: the killed leaf's resumed turn, a trace of its own linked to this one, shows its one effect", async () => {
+    const { code, out, err } = await run(CLI_PATH, ['demo', '--trace', '--crash', '--no-live']);
+    expect(code, err).toBe(0);
+    const trace = traceSection(out);
+    const linked = trace.findIndex((l) => l.startsWith('linked to this trace'));
+    expect(linked, trace.join('\n')).toBeGreaterThan(0);
+    expect(trace[linked + 1]).toMatch(
+      new RegExp(`^a2a_once\\.agent\\.turn {2}\\[${CRASH_LEAF.label}\\] {2}resumed`),
+    );
+    for (const leaf of LEAVES) {
+      const effects = trace.filter((l) => l.includes(`[${leaf.label}]`) && l.includes('=> ledger effect'));
+      expect(effects, leaf.label).toHaveLength(1);
+    }
+    expect(trace.slice(linked + 1).filter((l) => l.includes('=> ledger effect'))).toHaveLength(1);
   }, 120_000);
 
   it('without --trace prints no trace', async () => {

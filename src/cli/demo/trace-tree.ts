@@ -101,8 +101,9 @@ export function traceLines(spans: readonly ServiceSpan[]): string[] {
   const root = rootSend(spans);
   if (root === undefined) return [];
   const inTrace = spans.filter((s) => s.traceId === root.traceId);
+  // Over every span: a turn resumed after a restart is the root of a trace of its own, linked to this one.
   const children = new Map<string, ServiceSpan[]>();
-  for (const s of inTrace) {
+  for (const s of spans) {
     if (s.parentSpanId === undefined) continue;
     const list = children.get(s.parentSpanId) ?? [];
     list.push(s);
@@ -122,5 +123,17 @@ export function traceLines(spans: readonly ServiceSpan[]): string[] {
     shown.forEach((k, i) => walk(k, next, i === shown.length - 1 ? '└─ ' : '├─ '));
   };
   walk(root, '', '');
+  const linked = spans.filter(
+    (s) => s.parentSpanId === undefined && s.links.some((l) => l.traceId === root.traceId),
+  );
+  for (const s of linked.sort((x, y) => x.startMs - y.startMs)) {
+    lines.push(`linked to this trace, in a trace of its own (a turn resumed after a restart):`);
+    walk(s, '', '');
+  }
+  // Spans whose parent never ended: the process was killed first (--crash), so the parent was never written.
+  const ids = new Set(inTrace.map((s) => s.spanId));
+  const orphans = inTrace.filter((s) => s.parentSpanId !== undefined && !ids.has(s.parentSpanId));
+  if (orphans.length > 0)
+    lines.push(`${count(orphans.length, 'span')} whose parent was never written (its process was killed)`);
   return lines;
 }
