@@ -98,9 +98,18 @@ async function startTracing(path: string | undefined): Promise<TraceFile> {
   ]);
   if (path !== undefined) {
     const exporter = {
-      export(spans: ReadableSpan[], done: (r: { code: number }) => void) {
-        appendFileSync(path, spans.map((s) => JSON.stringify(spanRecord(s)) + '\n').join(''));
-        done({ code: core.ExportResultCode.SUCCESS });
+      export(spans: ReadableSpan[], done: (r: { code: number; error?: Error }) => void) {
+        try {
+          appendFileSync(path, spans.map((s) => JSON.stringify(spanRecord(s)) + '\n').join(''));
+          done({ code: core.ExportResultCode.SUCCESS });
+        } catch (err) {
+          // The SDK would pass it to its error handler, silent by default: say it, once per lost batch.
+          const error = err instanceof Error ? err : new Error(String(err));
+          process.stderr.write(
+            `a2a-once: ${spans.length} span(s) not written to ${path}: ${error.message}\n`,
+          );
+          done({ code: core.ExportResultCode.FAILED, error });
+        }
       },
       shutdown: () => Promise.resolve(),
     };
