@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CRASH_LEAF, LEAVES, TREE } from '../../src/cli/demo/topology.js';
-import { TRACE_PACKAGES } from '../../src/cli/trace-file.js';
+import { TRACE_PACKAGES } from '../../src/otel/span-file.js';
 import { CLI_PATH, cliBuilt } from '../processes/serve-process.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));

@@ -1,5 +1,5 @@
 /**
- * The span file of `demo --trace` (src/cli/trace-file.ts, ADR 0096): off without `A2A_ONCE_TRACE_FILE`; with a
+ * The span file of `demo --trace` (src/otel/span-file.ts, ADR 0096): off without `A2A_ONCE_TRACE_FILE`; with a
  * file, each finished span is one JSON line (ids, parent, name, kind, attributes, times, links); a file that
  * cannot be written costs the spans and says so on stderr. The SDK is registered globally once per process, so
  * the tests share one file.
@@ -13,7 +13,7 @@ import {
   traceFileFromEnv,
   TRACE_FILE_ENV,
   type SpanRecord,
-} from '../../src/cli/trace-file.js';
+} from '../../src/otel/span-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'a2a-once-trace-file-'));
 const file = join(dir, 'spans.jsonl');

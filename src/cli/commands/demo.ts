@@ -5,7 +5,7 @@
  * itself is `demo/runner.ts`; this file parses the options and turns Ctrl-C into a clean stop.
  */
 import { runDemo } from '../demo/runner.js';
-import { checkTracePackages, TracePackagesMissing } from '../trace-file.js';
+import { checkTracePackages, TracePackagesMissing } from '../../otel/span-file.js';
 import type { CliIO } from '../io.js';
 import { runCommand, subcommand } from '../program.js';
 

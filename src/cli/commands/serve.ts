@@ -78,7 +78,7 @@ import { badStoreUrl, sqliteFileOf } from '../store-file.js';
 import { collect, serveAuth, type ServeAuthFlags } from '../serve-auth.js';
 import { readCardSigningKeys } from '../card-signing-key-file.js';
 import { checkCanListen } from '../port-check.js';
-import { traceFileFromEnv } from '../trace-file.js';
+import { traceFileFromEnv } from '../../otel/span-file.js';
 import type { PrometheusEndpoint, startPrometheusEndpoint } from '../../otel/prometheus-endpoint.js';
 
 /** Default embedded store of `serve`. */

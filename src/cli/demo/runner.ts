@@ -11,7 +11,7 @@ import type { CliIO } from '../io.js';
 import { ProcessRegistry } from './agent-process.js';
 import { amplificationLine, tableLines } from './table.js';
 import { CRASH_LEAF, LEAVES, TREE } from './topology.js';
-import { startTraceFile } from '../trace-file.js';
+import { startTraceFile } from '../../otel/span-file.js';
 import { CALLER_SERVICE, readSpans, spanFile, traceLines } from './trace-tree.js';
 import { DEMO_REQUEST, runTree, type RunFigures } from './tree-run.js';
 import { createView } from './view.js';

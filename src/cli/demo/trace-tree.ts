@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ATTR, SPAN } from '../../telemetry/attributes.js';
 import { LEDGER_POST_STEP } from '../agents/index.js';
-import type { SpanRecord } from '../trace-file.js';
+import type { SpanRecord } from '../../otel/span-file.js';
 import { nodeById, TREE } from './topology.js';
 
 /** The service of the demo's own client, the caller; each node's service is its id. */

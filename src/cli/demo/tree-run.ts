@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { A2AClient } from '../../client/index.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
-import { TRACE_FILE_ENV } from '../trace-file.js';
+import { TRACE_FILE_ENV } from '../../otel/span-file.js';
 import {
   LEDGER_URL_ENV,
   naiveSend,
