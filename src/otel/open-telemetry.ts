@@ -2,7 +2,7 @@
  * `openTelemetry()`: the telemetry seam over `@opentelemetry/api` (ADR 0091). The only code of the package that
  * imports it: a user without the API installed imports every other subpath. By default it uses the tracer
  * provider and the propagator registered globally (`trace.setGlobalTracerProvider`,
- * `propagation.setGlobalPropagator`, which an SDK's `start()` does), asked at each span so that one registered
+ * `propagation.setGlobalPropagator`, which an SDK's `start()` does), through the API's proxy tracer, so that one registered
  * after the server was built is used too; `tracerProvider` and `propagator` give others.
  */
 import {
@@ -68,7 +68,10 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
   const name = options.tracerName ?? 'a2a-once';
   const provider = options.tracerProvider as TracerProvider | undefined;
   const propagator = options.propagator as TextMapPropagator | undefined;
-  const tracer = () => (provider ?? trace.getTracerProvider()).getTracer(name);
+  // The global provider's tracer is a proxy that finds a provider registered later by itself: made once, not per
+  // span (with no SDK registered, a new proxy per span was most of what a span cost).
+  const globalTracer = provider === undefined ? trace.getTracer(name) : undefined;
+  const tracer = () => globalTracer ?? provider!.getTracer(name);
   const inject = (ctx: Context, headers: Record<string, string>) =>
     propagator ? propagator.inject(ctx, headers, defaultSetter) : propagation.inject(ctx, headers);
   const extract = <C>(carrier: C, getter: TextMapGetter<C>): Context =>
