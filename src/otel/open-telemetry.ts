@@ -8,6 +8,7 @@
 import {
   context,
   propagation,
+  ProxyTracerProvider,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -88,8 +89,13 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
     return sc && trace.isSpanContextValid(sc) ? { context: sc } : undefined;
   };
   const wrap = (span: Span): TelemetrySpan => new OtelSpan(span, carrierOf, linkOf);
+  // Nothing registered (no SDK, no propagator) means no span can record and no trace context can travel: every
+  // call answers at once, before reading a header or allocating a span (ADR 0091, "No SDK, no cost"). Asked on
+  // every call, so an SDK registered later is found.
+  const quiet = provider === undefined && propagator === undefined ? nothingRegistered : never;
   return {
     startSpan(spanName: string, start: SpanStart = {}): TelemetrySpan {
+      if (quiet()) return QUIET_SPAN;
       const parent =
         start.parent === undefined
           ? context.active()
@@ -111,18 +117,48 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
       return wrap(span);
     },
     activeSpan() {
+      if (quiet()) return undefined;
       const span = trace.getActiveSpan();
       return span === undefined ? undefined : wrap(span);
     },
     inject(headers) {
+      if (quiet()) return;
       inject(context.active(), headers);
     },
     activeIds() {
+      if (quiet()) return undefined;
       const sc = trace.getActiveSpan()?.spanContext();
       return sc && trace.isSpanContextValid(sc) ? { traceId: sc.traceId, spanId: sc.spanId } : undefined;
     },
+    quiet,
   };
 }
+
+/** The global provider's delegate before any registration: the API's no-op tracer provider. */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/** Whether neither a tracer provider nor a propagator is registered globally (the state with no SDK started). */
+function nothingRegistered(): boolean {
+  const registered = trace.getTracerProvider();
+  const delegate = registered instanceof ProxyTracerProvider ? registered.getDelegate() : registered;
+  return delegate === NOOP_PROVIDER && propagation.fields().length === 0;
+}
+
+function never(): boolean {
+  return false;
+}
+
+/** The span of every call while nothing is registered: records nothing, activates nothing, carries nothing. */
+const QUIET_SPAN: TelemetrySpan = Object.freeze({
+  recording: false,
+  setAttribute() {},
+  rename() {},
+  link() {},
+  fail() {},
+  run: <T>(fn: () => T): T => fn(),
+  carrier: (): TraceCarrier => ({}),
+  end() {},
+});
 
 /**
  * A span, as the seam sees it. A class rather than an object of closures: one is made per call, turn and commit,

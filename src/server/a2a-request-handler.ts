@@ -43,6 +43,7 @@ import { ADMISSION_COUNTER, histogramsOf, type HistogramSink } from './observabi
 import { TaskTraces } from './observability/task-traces.js';
 import { traceAdmission } from './observability/trace-admission.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { live } from '../telemetry/telemetry.js';
 import { advertisePush, buildAgentCard, deliversPush, requiredExtensions } from './card.js';
 import { checkDelegationDepth } from './delegation/delegation-chain.js';
 import { TaskCancel } from './task-cancel.js';
@@ -222,7 +223,8 @@ export class A2ARequestHandler implements RequestHandler {
     }
     const admission = await admitSend(this.#admission, params, ctx, pushConfig);
     if (ctx.notes) ctx.notes.admission = admission.kind === 'replay' ? 'replayed' : admission.kind;
-    if (this.#traces) await traceAdmission(this.options.telemetry!, this.#traces, admission);
+    const telemetry = live(this.options.telemetry);
+    if (this.#traces && telemetry) await traceAdmission(telemetry, this.#traces, admission);
     if (pushConfig && admission.kind !== 'replay')
       this.push?.track(admission.scope, admission.record.task.id);
     if (admission.kind === 'replay') {

@@ -64,4 +64,15 @@ export interface Telemetry {
   inject(headers: Record<string, string>): void;
   /** The active span's trace and span ids, for log lines; undefined when no span is active. */
   activeIds(): { readonly traceId: string; readonly spanId: string } | undefined;
+  /**
+   * True while nothing could record a span or carry a trace context (no SDK started): a2a-once then takes the
+   * path it takes without telemetry, asked once per call (ADR 0091, "No SDK, no cost"). Optional: an
+   * implementation without it is always traced.
+   */
+  quiet?(): boolean;
+}
+
+/** `telemetry`, or undefined when there is none or it is quiet right now: the one test each traced path makes. */
+export function live(telemetry: Telemetry | undefined): Telemetry | undefined {
+  return telemetry === undefined || telemetry.quiet?.() === true ? undefined : telemetry;
 }

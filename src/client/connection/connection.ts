@@ -27,6 +27,7 @@ import { withCredentialHeaders } from '../credentials/client-credentials.js';
 import { countOption } from './call-options.js';
 import { CallSpans } from './call-span.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
+import { live } from '../../telemetry/telemetry.js';
 import type { CallOptions, Endpoint } from './call-options.js';
 import { InterfaceRoutes } from './interface-route.js';
 import type { CallRoute, TenantPin } from './interface-route.js';
@@ -117,7 +118,8 @@ export class Connection {
   ): Promise<unknown> {
     const call = this.scope(opts);
     const route = this.routes.route(extras.pin);
-    const spans = this.config.telemetry && new CallSpans(this.config.telemetry, op, params);
+    const telemetry = live(this.config.telemetry);
+    const spans = telemetry && new CallSpans(telemetry, op, params);
     const attempt: Attempt<unknown> = (scope, credential) => {
       const i = route.next();
       const transport = this.transports[i]!;
@@ -145,7 +147,8 @@ export class Connection {
   ): Promise<OpenedStream> {
     const route = this.routes.route(extras.pin);
     // A stream's span covers its opening: what follows is read by the caller, in its own time.
-    const spans = this.config.telemetry && new CallSpans(this.config.telemetry, op, params);
+    const telemetry = live(this.config.telemetry);
+    const spans = telemetry && new CallSpans(telemetry, op, params);
     const attempt: Attempt<OpenedStream> = async (scope, credential) => {
       const i = route.next();
       const transport = this.transports[i]!;

@@ -70,6 +70,11 @@ const hosts = new WeakMap<AgentContext, DelegationHost>();
 export interface DelegationHost {
   readonly settings: DelegationSettings;
   /**
+   * The active trace context as request headers, when the server has telemetry (ADR 0091): the child send carries
+   * it even when the agent built its peer's client without telemetry, so the child's span joins the parent's trace.
+   */
+  readonly traceHeaders?: () => Record<string, string>;
+  /**
    * Cancels every task running here below the task with `token`, the turn's own included; resolves when done.
    * Called when a child was cancelled because a task above its parent was (ADR 0062).
    */
@@ -136,7 +141,12 @@ export async function delegate(
       try {
         // Not cut by the parent's signal: a send cut mid-way could leave a child running that nobody knows of.
         // A parent cancelled meanwhile cancels the child once its id is known (below).
-        const answer = await client.send(plan.message, { key, configuration: { returnImmediately: true } });
+        const headers = host?.traceHeaders?.();
+        const answer = await client.send(plan.message, {
+          key,
+          configuration: { returnImmediately: true },
+          ...(headers !== undefined && Object.keys(headers).length > 0 ? { headers } : {}),
+        });
         if ('message' in answer) return { reply: answer.message };
         first = answer.task;
         return { taskId: answer.task.id };

@@ -7,6 +7,7 @@
  * Answers are `application/json` whatever the `Accept`: §9 names that type in v1.0.0 and v1.0.1 alike, and
  * every JSON-RPC peer reads it; either JSON type is read on input (ADR 0042).
  */
+import { live } from '../../telemetry/telemetry.js';
 import { MEDIA_JSON, STREAMING_METHODS, type A2AMethod } from '../../protocol/constants.js';
 import type { A2AError } from '../../protocol/errors.js';
 import { InvalidRequestError, MethodNotFoundError, toA2AError } from '../../protocol/errors.js';
@@ -59,7 +60,7 @@ export function handleJsonRpc(
   options: ResolvedHttpOptions,
   logger: ServerLogger,
 ): Promise<Response> {
-  const telemetry = handler.telemetry;
+  const telemetry = live(handler.telemetry);
   const histograms = handler.histograms;
   const timer = histograms === undefined ? undefined : startCallTimer(histograms);
   if (telemetry === undefined) return answerJsonRpc(req, url, handler, options, logger, undefined, timer);

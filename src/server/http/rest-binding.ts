@@ -6,6 +6,7 @@
  * another declared type is refused with 400 (A2A v1.0.1; 415 when the host keeps v1.0.0's table, ADR 0058), and
  * JSON answers carry the type the request's `Accept` asks for (ADR 0042).
  */
+import { live } from '../../telemetry/telemetry.js';
 import { STREAMING_METHODS } from '../../protocol/constants.js';
 import type { A2AError } from '../../protocol/errors.js';
 import { InvalidRequestError, toA2AError } from '../../protocol/errors.js';
@@ -92,7 +93,7 @@ export function handleRest(
   options: ResolvedHttpOptions,
   logger: ServerLogger,
 ): Promise<Response> {
-  const telemetry = handler.telemetry;
+  const telemetry = live(handler.telemetry);
   const histograms = handler.histograms;
   const timer = histograms === undefined ? undefined : startCallTimer(histograms);
   if (telemetry === undefined) return answerRest(req, url, route, handler, options, logger, undefined, timer);

@@ -214,7 +214,7 @@ export class PushDispatcher {
     for (const e of events) {
       if (this.#closed) break;
       const verdict =
-        this.#tracing === undefined
+        this.#tracing === undefined || this.#tracing.telemetry.quiet?.() === true
           ? await attemptDelivery(d, e, this.#attemptContext(d, e.seq))
           : await tracedDelivery(this.#tracing, d, e, this.#attemptContext(d, e.seq));
       if (verdict.kind === 'lost') return; // taken over: whoever holds it now goes on

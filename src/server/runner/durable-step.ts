@@ -20,6 +20,7 @@ import { errorFields, logSafely } from '../observability/error-log.js';
 import type { ServerLogger } from '../observability/logger.js';
 import { retryDelay, StoreWriteError, type WriteRetryPolicy } from './write-retry.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
+import { live } from '../../telemetry/telemetry.js';
 import { ATTR, SPAN } from '../../telemetry/attributes.js';
 
 /**
@@ -131,8 +132,8 @@ export class DurableSteps {
     }
     const started = this.#started.get(name);
     if (started) return started as Promise<T>;
-    const run =
-      this.host.telemetry === undefined ? this.#run(name, fn) : this.#traced(this.host.telemetry, name, fn);
+    const telemetry = live(this.host.telemetry);
+    const run = telemetry === undefined ? this.#run(name, fn) : this.#traced(telemetry, name, fn);
     this.#started.set(name, run);
     // A step that failed recorded nothing: a later call may try it again.
     run.catch(() => this.#started.delete(name));

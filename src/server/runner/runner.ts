@@ -30,6 +30,7 @@ import { DEFAULT_MAX_STEP_RESULT_BYTES } from './durable-step.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { TaskWorker } from './task-worker.js';
 import type { Telemetry, TraceCarrier } from '../../telemetry/telemetry.js';
+import { live } from '../../telemetry/telemetry.js';
 import { ATTR, SPAN } from '../../telemetry/attributes.js';
 import { METRIC } from '../observability/metric-names.js';
 import {
@@ -116,7 +117,12 @@ export class Runner {
 
   #delegationHost(settings: DelegationSettings): DelegationHost {
     const cancel = this.#settings.onAncestorCancelled;
-    return cancel === undefined ? { settings } : { settings, onAncestorCancelled: cancel };
+    const telemetry = this.#settings.telemetry;
+    return {
+      settings,
+      ...(cancel !== undefined ? { onAncestorCancelled: cancel } : {}),
+      ...(telemetry !== undefined ? { traceHeaders: () => traceHeadersOf(telemetry) } : {}),
+    };
   }
 
   /** Number of turns running in this process. */
@@ -143,7 +149,7 @@ export class Runner {
     const id = workerId(turn.scope, turn.record.task.id);
     this.#workers.get(id)?.abort('superseded');
     this.#workers.set(id, worker);
-    const telemetry = this.#settings.telemetry;
+    const telemetry = live(this.#settings.telemetry);
     const run = telemetry === undefined ? this.#run(worker) : this.#traced(telemetry, worker, turn);
     const metrics = this.#settings.metrics;
     const started = this.#histograms === undefined ? 0 : performance.now();
@@ -396,4 +402,11 @@ function abandonsChildren(state: TaskState): boolean {
 
 function workerId(scope: Scope, taskId: string): string {
   return scope.tenant + '\u0000' + scope.owner + '\u0000' + taskId;
+}
+
+/** The active trace context as headers (none while the telemetry is quiet). */
+function traceHeadersOf(telemetry: Telemetry): Record<string, string> {
+  const headers: Record<string, string> = {};
+  live(telemetry)?.inject(headers);
+  return headers;
 }

@@ -64,6 +64,7 @@ import {
 import { WriteBehind } from './write-behind.js';
 import { newWriteId } from './write-id.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
+import { live } from '../../telemetry/telemetry.js';
 import { ATTR, SPAN } from '../../telemetry/attributes.js';
 import { METRIC } from '../observability/metric-names.js';
 import { secondsSince, type HistogramSink } from '../observability/metrics.js';
@@ -368,7 +369,7 @@ export class TaskWorker implements AgentContext {
 
   /** Stores one slice of accepted writes, in a span of the batch's size when there is telemetry (ADR 0092). */
   async #tracedSlice(steps: WriteStep[]): Promise<void> {
-    const telemetry = this.#telemetry;
+    const telemetry = live(this.#telemetry);
     if (telemetry === undefined) return this.#commitSlice(steps);
     const span = telemetry.startSpan(SPAN.commit, {
       attributes: { [ATTR.commitSize]: steps.length, [ATTR.taskId]: this.taskId, [ATTR.fence]: this.fence },
@@ -514,7 +515,7 @@ export class TaskWorker implements AgentContext {
     message: string | Message,
     options?: DelegateOptions,
   ): Promise<DelegationHandle> {
-    const telemetry = this.#telemetry;
+    const telemetry = live(this.#telemetry);
     if (telemetry === undefined) return delegate(this, peer, message, options);
     return tracedDelegation(telemetry, options?.name, () => delegate(this, peer, message, options));
   }
