@@ -12,6 +12,7 @@ import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { A2AClient } from 'a2a-once/client';
 import { openTelemetry } from 'a2a-once/otel';
@@ -23,6 +24,9 @@ export const COLLECTOR_URL_ENV = 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
 
 /** A collector's OTLP/HTTP traces receiver on this machine. */
 export const DEFAULT_COLLECTOR_URL = 'http://127.0.0.1:4318/v1/traces';
+
+/** The service the spans are reported under. */
+export const SERVICE_NAME = 'invoicer';
 
 /** A traced agent and a traced client of it. */
 export interface TracedAgent {
@@ -39,7 +43,9 @@ export async function startTracedAgent(
   port = 0,
 ): Promise<TracedAgent> {
   // Batched: spans leave in the background, a few per POST; shutdown() sends what is left.
+  // `service.name` is what a trace viewer lists the spans under (without it: `unknown_service:node`).
   const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': SERVICE_NAME }),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: collectorUrl }))],
   });
   // The turn runs inside its send's span, so its steps and child sends join the trace.

@@ -17,6 +17,7 @@ import type {
   TaskPushNotificationConfig,
 } from '../protocol/requests.js';
 import { cardUrlOf, fetchAgentCard, honoursKeys } from './connection/card-resolver.js';
+import { tracedCardFetch } from './connection/card-span.js';
 import { countOption } from './connection/call-options.js';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './transport/bounded-body.js';
 import { ClientError } from './connection/client-error.js';
@@ -120,17 +121,19 @@ export class A2AClient {
   ): Promise<A2AClient> {
     const cardUrl = cardUrlOf(url);
     const capture = cardCapture(options.fetch, options.trust); // verifies the bytes parsed (ADR 0073)
-    const card = await fetchAgentCard(cardUrl, {
-      ...(capture.fetch ? { fetch: capture.fetch } : {}),
-      ...(options.headers || options.telemetry ? { headers: tracedHeaders(options) } : {}),
-      ...(options.credentials !== undefined ? { credentials: options.credentials } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
-      ...(options.retry !== undefined ? { retry: options.retry } : {}),
-      ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
-      ...(options.cardRedirects !== undefined ? { cardRedirects: options.cardRedirects } : {}),
-    });
+    const card = await tracedCardFetch(options.telemetry, cardUrl, options.headers ?? {}, (headers) =>
+      fetchAgentCard(cardUrl, {
+        ...(capture.fetch ? { fetch: capture.fetch } : {}),
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        ...(options.credentials !== undefined ? { credentials: options.credentials } : {}),
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: options.attemptTimeoutMs } : {}),
+        ...(options.retry !== undefined ? { retry: options.retry } : {}),
+        ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
+        ...(options.cardRedirects !== undefined ? { cardRedirects: options.cardRedirects } : {}),
+      }),
+    );
     await capture.verify(cardUrl);
     return A2AClient.fromCard(card, { ...options, cardUrl });
   }
@@ -280,11 +283,4 @@ export class A2AClient {
 
 function targetOf(e: Endpoint): string {
   return e.tenant ? `${e.url}#tenant=${e.tenant}` : e.url;
-}
-
-/** The card request's headers: the caller's, and the active trace context when the client has telemetry. */
-function tracedHeaders(options: A2AClientOptions): Record<string, string> {
-  const headers = { ...options.headers };
-  options.telemetry?.inject(headers);
-  return headers;
 }

@@ -30,6 +30,7 @@ export const ATTR = {
   childTaskId: 'a2a_once.delegation.child_task_id',
   delegationOutcome: 'a2a_once.delegation.outcome',
   httpStatus: 'http.response.status_code',
+  url: 'url.full',
 } as const;
 
 /** Spans that are not A2A calls (those are named by their method). */
@@ -40,4 +41,5 @@ export const SPAN = {
   delegation: 'a2a_once.delegation',
   push: 'a2a_once.push.delivery',
   commit: 'a2a_once.store.commit',
+  card: 'a2a_once.agent_card.fetch',
 } as const;

@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTracedAgent } from '../../examples/otlp-export.js';
+import { SERVICE_NAME, startTracedAgent } from '../../examples/otlp-export.js';
 
 interface OtlpSpan {
   name: string;
@@ -19,7 +19,10 @@ interface OtlpSpan {
 }
 
 interface OtlpRequest {
-  resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[];
+  resourceSpans: {
+    resource?: { attributes?: OtlpSpan['attributes'] };
+    scopeSpans: { spans: OtlpSpan[] }[];
+  }[];
 }
 
 /** OTLP's `SpanKind`: 2 is SERVER, 3 is CLIENT. */
@@ -71,6 +74,11 @@ describe('examples/otlp-export', () => {
     const spans = posts.flatMap((p) =>
       p.json.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)),
     );
+    // Every batch names the service (a viewer lists the spans under it).
+    for (const r of posts.flatMap((p) => p.json.resourceSpans))
+      expect(r.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue).toBe(
+        SERVICE_NAME,
+      );
     const named = (name: string, kind?: number) =>
       spans.filter((s) => s.name === name && (kind === undefined || s.kind === kind));
 

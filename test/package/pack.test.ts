@@ -134,6 +134,29 @@ describe('the packed package, installed in a fresh folder', () => {
     expect(await exited).toBe(0);
   }, 90_000);
 
+  it('`serve --metrics-port` without the OpenTelemetry packages says which to install, and serves nothing', async ({
+    skip,
+  }) => {
+    const dir = installed(skip);
+    // npm installs no optional peer: the packed install has none of the metrics packages (ADR 0095).
+    expect(existsSync(join(dir, 'node_modules/@opentelemetry/exporter-prometheus'))).toBe(false);
+    const failed = await run(
+      join(dir, 'node_modules/.bin/a2a-once'),
+      ['serve', '--port', '0', '--metrics-port', '0'],
+      dir,
+      60_000,
+    ).then(
+      () => undefined,
+      (e: { stderr?: string; cause?: { code?: unknown } }) => e,
+    );
+    expect(failed, 'serve --metrics-port started without the packages').toBeDefined();
+    expect(failed!.cause?.code).not.toBe(0);
+    expect(failed!.stderr).toContain(
+      'npm install @opentelemetry/api @opentelemetry/sdk-metrics @opentelemetry/exporter-prometheus',
+    );
+    expect(failed!.stderr).not.toMatch(/at .*\.js:\d+/); // a sentence, not a stack trace
+  }, 90_000);
+
   it('`npx a2a-once` is the installed CLI', async ({ skip }) => {
     const dir = installed(skip);
     const ours = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };

@@ -14,15 +14,20 @@ import { retryAfterOf } from './retry-after.js';
 import { TransportError } from './transport-error.js';
 import type { FailureKind } from './transport-error.js';
 
-/** The A2A error that refuses before anything runs: the key index at its cap (docs/semantics.md §2). */
-const NOTHING_RAN_REASON = 'IDEMPOTENCY_CAPACITY';
+/**
+ * The reasons of A2A errors that refuse before anything runs: the key index at its cap (docs/semantics.md §2),
+ * and a server draining for shutdown. Servers of this version still say IDEMPOTENCY_CAPACITY when draining, which
+ * every client released so far reads as refused; SERVER_DRAINING is read here first so that a later server can
+ * say what it means (ADR 0088).
+ */
+const NOTHING_RAN_REASONS: ReadonlySet<string> = new Set(['IDEMPOTENCY_CAPACITY', 'SERVER_DRAINING']);
 
 /** Raised by this client about a complete answer it could not read: that answer was definite (ADR 0020). */
 const OUR_OWN_REASON = 'INVALID_AGENT_RESPONSE';
 
 /** What an A2A error answer says about whether the call ran. */
 function answerKind(err: A2AError): FailureKind | 'definite' {
-  if (err.reason === NOTHING_RAN_REASON) return 'refused';
+  if (err.reason !== undefined && NOTHING_RAN_REASONS.has(err.reason)) return 'refused';
   if (err.reason === OUR_OWN_REASON) return 'definite';
   return err.grpcStatus === 'INTERNAL' || err.grpcStatus === 'UNAVAILABLE' ? 'ambiguous' : 'definite';
 }

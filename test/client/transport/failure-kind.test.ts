@@ -96,6 +96,19 @@ describe('what an HTTP status says by itself', () => {
     expect(statusFailure(res(429), new InternalError())?.kind).toBe('refused');
   });
 
+  it('a 503 whose reason is SERVER_DRAINING is refused too, whatever its domain (ADR 0088)', () => {
+    const draining = fromRestError(503, {
+      error: {
+        code: 503,
+        status: 'UNAVAILABLE',
+        message: 'shutting down',
+        details: [{ '@type': ERROR_INFO_TYPE, reason: 'SERVER_DRAINING', domain: 'a2a-once.dev' }],
+      },
+    });
+    expect(failureKindOf(draining)).toBe('refused');
+    expect(statusFailure(res(503, { 'retry-after': '1' }), draining)?.kind).toBe('refused');
+  });
+
   it('502 and 504 are ambiguous; other statuses leave it to the body', () => {
     expect(statusFailure(res(502))?.kind).toBe('ambiguous');
     expect(statusFailure(res(504))?.kind).toBe('ambiguous');
