@@ -25,9 +25,7 @@ it('a v0.3 and a v1.0 send of one key on two replicas are one task', async () =>
   const card = { name: 'echo', description: 'Echoes' };
   const stores = [new SqliteTaskStore({ path }), new SqliteTaskStore({ path })];
   await stores[0]!.migrate();
-  const servers = stores.map((store) =>
-    createA2AServer({ agent: agent as never, card, store, compat: ['0.3'] }),
-  );
+  const servers = stores.map((store) => createA2AServer({ agent: agent, card, store, compat: ['0.3'] }));
   const handles = await Promise.all(servers.map((s) => serveNode(s.fetch, { host: '127.0.0.1', port: 0 })));
   try {
     const key = `race-key-${Date.now()}-0123456789`;
