@@ -78,7 +78,7 @@ export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions
       recovery: () => (recoveryDone ? { ok: true } : { ok: false, detail: 'start-up recovery is running' }),
       draining: () => (gate.draining ? { ok: false, detail: 'the server is shutting down' } : { ok: true }),
     });
-  const fetch = createFetchHandler(gate.guard(handler), options.http, readiness);
+  const fetch = createFetchHandler(gate.guard(handler), options.http, readiness, options.compat);
   const retention = o.retention === false ? undefined : new RetentionSchedule(o.store, o.logger, o.retention);
   retention?.start();
   const recovery =

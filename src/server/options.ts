@@ -30,6 +30,11 @@ import { checkLeaseMs, DEFAULT_LEASE_MS } from './runner/turn-lease.js';
 export interface A2AServerOptions {
   /** The agent. */
   agent: AgentExecutor;
+  /**
+   * Older A2A versions served besides 1.0, translated at the binding edge into the same handler (default none).
+   * `['0.3']`: v0.3 JSON-RPC method names and shapes (docs/guides/v03-peers.md, ADR 0097, ADR 0098).
+   */
+  compat?: readonly '0.3'[];
   /** What the card says; interfaces default to JSON-RPC at `/` and HTTP+JSON at the root of the serving origin. */
   card: AgentCardInit;
   /** The extended card for authenticated callers (needs `capabilities.extendedAgentCard`). */

@@ -8,7 +8,7 @@ import { UnauthenticatedError } from '../../protocol/errors.js';
 import { authenticateRequest, checkTenant, type Caller } from '../auth/request-auth.js';
 import type { CallContext } from '../call-context.js';
 import type { ResolvedHttpOptions } from './http-options.js';
-import { checkVersion, requestedExtensions } from './service-params.js';
+import { checkVersion, requestedExtensions, supportedVersions } from './service-params.js';
 
 /**
  * The caller of a request, or the A2AError that refuses it (401, or 503 when a key set cannot be fetched). A
@@ -31,8 +31,10 @@ export function setupCall(
   caller: Caller,
   options: ResolvedHttpOptions,
   signal: AbortSignal | undefined,
+  /** The version the request's shape is in (`0.3` for a v0.3 method name, ADR 0097). */
+  wireVersion?: string,
 ): CallContext {
-  checkVersion(req.headers, url);
+  checkVersion(req.headers, url, wireVersion, supportedVersions(options));
   checkTenant(caller, tenant);
   if (caller === undefined && options.auth && method === 'GetExtendedAgentCard')
     throw new UnauthenticatedError('Authentication required: the extended card is for authenticated callers');

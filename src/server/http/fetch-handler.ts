@@ -8,7 +8,7 @@ import type { RequestHandler } from '../request-handler.js';
 import { secureCard } from '../auth/card-security.js';
 import { CardRoute } from './card-route.js';
 import { JwksRoute } from './jwks-route.js';
-import { resolveHttpOptions, type HttpOptions } from './http-options.js';
+import { resolveHttpOptions, type CompatVersion, type HttpOptions } from './http-options.js';
 import { handleJsonRpc } from './jsonrpc-binding.js';
 import { handleRest, restErrorResponse } from './rest-binding.js';
 import { matchRestRoute } from './rest-routes.js';
@@ -29,8 +29,10 @@ export function createFetchHandler(
   httpOptions: HttpOptions = {},
   /** What `/readyz` checks (`createA2AServer` passes the store, recovery and drain checks; ADR 0089). */
   readiness?: ReadinessProbe,
+  /** Older protocol versions served besides 1.0 (docs/guides/v03-peers.md). */
+  compat: readonly CompatVersion[] = [],
 ): FetchHandler {
-  const options = resolveHttpOptions(httpOptions);
+  const options = resolveHttpOptions(httpOptions, compat);
   // The card states the schemes of the authenticator that runs (ADR 0076); `createA2AServer` already built the
   // handler's card that way, and then this is the same object. It is signed as served (ADR 0074).
   const card = new CardRoute(

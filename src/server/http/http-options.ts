@@ -51,7 +51,12 @@ export interface ResolvedHttpOptions {
   readonly refusedContentTypeStatus: 400 | 415;
   readonly healthPath: string | false;
   readonly readyPath: string | false;
+  /** The older protocol versions served besides 1.0 (`A2AServerOptions.compat`, docs/guides/v03-peers.md). */
+  readonly compat: readonly CompatVersion[];
 }
+
+/** An older A2A version a server can serve besides 1.0. */
+export type CompatVersion = '0.3';
 
 function refusedStatus(s: HttpOptions['refusedContentTypeStatus']): 400 | 415 {
   if (s === undefined || s === 400 || s === 415) return s ?? 400;
@@ -65,7 +70,12 @@ function probePath(name: string, p: string | false | undefined, fallback: string
 }
 
 /** Applies defaults. */
-export function resolveHttpOptions(o: HttpOptions = {}): ResolvedHttpOptions {
+export function resolveHttpOptions(
+  o: HttpOptions = {},
+  compat: readonly CompatVersion[] = [],
+): ResolvedHttpOptions {
+  for (const v of compat)
+    if (v !== '0.3') throw new RangeError(`compat: unknown version ${String(v)} (this server can add '0.3')`);
   const auth = resolveRequestAuth(o.authenticate);
   return {
     jsonRpcPath: o.jsonRpcPath ?? '/',
@@ -79,5 +89,6 @@ export function resolveHttpOptions(o: HttpOptions = {}): ResolvedHttpOptions {
     refusedContentTypeStatus: refusedStatus(o.refusedContentTypeStatus),
     healthPath: probePath('healthPath', o.healthPath, '/healthz'),
     readyPath: probePath('readyPath', o.readyPath, '/readyz'),
+    compat: [...new Set(compat)],
   };
 }

@@ -29,6 +29,8 @@ import type { ResolvedHttpOptions } from './http-options.js';
 import { assertJsonContentType } from './media-type.js';
 import { answerHeaders } from './service-params.js';
 import { sseBody, sseHeaders } from './sse.js';
+import { v03StreamEvent, type V03Method } from '../compat/v03-methods.js';
+import { legacyMethodOf } from './jsonrpc-v03.js';
 
 type JsonRpcId = string | number | null;
 
@@ -85,6 +87,7 @@ async function answerJsonRpc(
   // the blocking timeout, and a controller per request costs more than the rest of the call's bookkeeping.
   let ctl: AbortController | undefined;
   let ctx: CallContext | undefined;
+  let legacy: V03Method | undefined;
   try {
     // Who calls is settled before the body is read: an unauthenticated request gets nothing parsed (ADR 0075).
     const pending = callerOf(req, options);
@@ -102,18 +105,22 @@ async function answerJsonRpc(
     }
     const name = env.method;
     if (typeof name !== 'string') throw new InvalidRequestError('method must be a string');
-    if (!isA2AMethod(name))
+    // A v0.3 name is read as v0.3 and translated into the v1.0 call (ADR 0097, ADR 0098).
+    legacy = legacyMethodOf(name, options);
+    const v1 = legacy?.v1 ?? name;
+    if (!isA2AMethod(v1))
       throw new MethodNotFoundError({ message: `Method not found: ${name}`, metadata: { method: name } });
-    method = name;
-    const parsed = parseParams(name, env.params ?? {});
+    method = v1;
+    const parsed = parseParams(v1, legacy ? legacy.params(env.params ?? {}) : (env.params ?? {}));
     params = parsed;
-    const streaming = STREAMING_METHODS.has(name);
+    const streaming = STREAMING_METHODS.has(v1);
     if (streaming) ctl = new AbortController();
-    if (span) describeRequest(span, name, parsed, parsed.tenant ?? '');
-    ctx = setupCall(req, url, name, parsed.tenant ?? '', caller, options, ctl?.signal);
+    if (span) describeRequest(span, v1, parsed, parsed.tenant ?? '');
+    const wireVersion = legacy ? '0.3' : undefined;
+    ctx = setupCall(req, url, v1, parsed.tenant ?? '', caller, options, ctl?.signal, wireVersion);
     const result = await dispatch(
       handler,
-      name,
+      v1,
       parsed,
       ctx,
       () => options.publicBaseUrl ?? url.origin,
@@ -121,13 +128,14 @@ async function answerJsonRpc(
     );
     const headers = answerHeaders(ctx);
     if (!result.stream) {
-      timer?.done(name);
+      timer?.done(v1);
       if (span) {
         describeAnswer(span, ctx, result.value);
         span.end();
       }
       headers['Content-Type'] = MEDIA_JSON;
-      return respond(200, JSON.stringify({ jsonrpc: '2.0', id, result: result.value }), headers);
+      const value = legacy ? legacy.result(result.value) : result.value;
+      return respond(200, JSON.stringify({ jsonrpc: '2.0', id, result: value }), headers);
     }
     const rid = id;
     if (span) describeAnswer(span, ctx, undefined);
@@ -135,13 +143,15 @@ async function answerJsonRpc(
     const abort = () => {
       ctl?.abort();
       span?.end();
-      timer?.done(name);
+      timer?.done(v1);
     };
     req.signal?.addEventListener('abort', abort, { once: true });
-    const call = callLogContext(name, parsed);
+    const call = callLogContext(v1, parsed);
     const stream = sseBody(
       result.events,
-      (event) => JSON.stringify({ jsonrpc: '2.0', id: rid, result: event }),
+      legacy
+        ? (event) => JSON.stringify({ jsonrpc: '2.0', id: rid, result: v03StreamEvent(event) })
+        : (event) => JSON.stringify({ jsonrpc: '2.0', id: rid, result: event }),
       (err) => JSON.stringify({ jsonrpc: '2.0', id: rid, error: toJsonRpcError(toA2AError(err)) }),
       options.sseKeepAliveMs,
       abort,

@@ -16,17 +16,34 @@ import { VersionNotSupportedError } from '../../protocol/errors.js';
  * has nothing else to offer, and peers that omit it are common); a patch number is ignored (§3.6: "MUST NOT
  * influence negotiation"); anything else is refused with VersionNotSupported.
  */
-export function checkVersion(headers: Headers, url: URL | undefined): void {
+export function checkVersion(
+  headers: Headers,
+  url: URL | undefined,
+  /** The version the request's shape is in: a v0.3 method name is read as 0.3 (ADR 0097). */
+  wireVersion: string = PROTOCOL_VERSION,
+  /** Every version the server speaks, named in the refusal. */
+  supported: readonly string[] = [PROTOCOL_VERSION],
+): void {
   const raw = headers.get(HEADER_VERSION) ?? url?.searchParams.get(HEADER_VERSION) ?? '';
   const v = raw.trim();
   if (v === '') return;
   const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(v);
-  if (m && `${m[1]}.${m[2]}` === PROTOCOL_VERSION) return;
+  if (m && `${m[1]}.${m[2]}` === wireVersion) return;
+  const list = supported.join(', ');
   throw new VersionNotSupportedError({
-    message: `A2A-Version ${v} is not supported; this server speaks ${PROTOCOL_VERSION}`,
-    metadata: { requested: v, supported: PROTOCOL_VERSION },
+    message:
+      m && supported.includes(`${m[1]}.${m[2]}`)
+        ? `A2A-Version ${v} does not match the request, which is in the shape of ${wireVersion}`
+        : `A2A-Version ${v} is not supported; this server speaks ${list}`,
+    metadata: { requested: v, supported: list },
   });
 }
+
+/** The versions a server with these options speaks, newest first. */
+export function supportedVersions(options: { readonly compat: readonly string[] }): readonly string[] {
+  return options.compat.length === 0 ? ONLY_V1 : [PROTOCOL_VERSION, ...options.compat];
+}
+const ONLY_V1: readonly string[] = [PROTOCOL_VERSION];
 
 /** The extension URIs the client requested: comma-separated, trimmed, de-duplicated. */
 export function requestedExtensions(headers: Headers): string[] {

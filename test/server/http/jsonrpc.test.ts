@@ -155,13 +155,15 @@ describe('JSON-RPC protocol errors', () => {
   });
 
   it('an unknown method is -32601', async () => {
-    const env = await rpc(tck, 'tasks/get', { id: 'x' });
+    const env = await rpc(tck, 'tasks/frobnicate', { id: 'x' });
     expect(env.error?.code).toBe(-32601);
   });
 
-  it('the v0.3 slash names are not served', async () => {
-    const env = await rpc(tck, 'message/send', { message: userMsg(uid()) });
-    expect(env.error?.code).toBe(-32601);
+  it('the v0.3 slash names are refused as a version not served without compat (ADR 0097)', async () => {
+    for (const method of ['message/send', 'tasks/get']) {
+      const env = await rpc(tck, method, { message: userMsg(uid()), id: 'x' });
+      expectRpcError(env, -32009, 'VERSION_NOT_SUPPORTED');
+    }
   });
 
   it('params that are not an object are -32602 INVALID_PARAMS', async () => {

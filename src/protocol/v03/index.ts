@@ -1,0 +1,5 @@
+/** A2A v0.3 wire shapes and their translation to and from v1.0 (docs/guides/v03-peers.md, ADR 0098). */
+export * from './schemas.js';
+export * from './states.js';
+export * from './to-v1.js';
+export * from './to-v03.js';
