@@ -12,7 +12,6 @@ import { decodePageToken } from '../page-token.js';
 import type { KeyRecord, LapsedTask, LeaseCensus, StepRecord, StoredEvent, StoredTask } from '../records.js';
 import {
   checkPushClaim,
-  checkPushOutcome,
   type PushDelivery,
   type PushDeliveryState,
   type PushOutcome,
@@ -78,6 +77,7 @@ import {
   type CommitItem,
 } from './pg-group-commit.js';
 import { pgDateUndatedTombstones, pgPurgeBatch, pgPurgeRemains, type PgPurgeCutoffs } from './pg-purge.js';
+import { recordPushDeliveryPg } from './pg-push.js';
 import { pgStatements, type PgStatements } from './pg-statements.js';
 import { recordStepPg, selectStepPg } from './pg-steps.js';
 import { pgTables, type PgTables } from './pg-tables.js';
@@ -389,32 +389,8 @@ export class PostgresTaskStore implements TaskStore {
     holder: string,
     outcome: PushOutcome,
   ): Promise<boolean> {
-    const error = checkPushOutcome('recordPushDelivery', holder, outcome) ?? null;
-    const now = this.#clock.now();
-    const key = [scope.tenant, scope.owner, taskId, configId, holder];
-    const sql = this.#sql;
-    let res: { rows: unknown[] };
-    switch (outcome.kind) {
-      case 'released':
-        res = await this.#pool.query(sql.pushReleased, key);
-        break;
-      case 'sending':
-        res = await this.#pool.query(sql.pushSending, [...key, outcome.seq, now + outcome.claimMs]);
-        break;
-      case 'delivered':
-        res = await this.#pool.query(sql.pushDelivered, [...key, outcome.seq, now, now + outcome.claimMs]);
-        break;
-      case 'failed':
-        res = await this.#pool.query(sql.pushFailed, [...key, outcome.seq, now, error, outcome.retryAt]);
-        break;
-      case 'given-up': {
-        const through = outcome.through === 'event' ? outcome.seq : null;
-        const args = [...key, outcome.seq, now, through, outcome.reason, error];
-        res = await this.#pool.query(sql.pushGivenUp, args);
-        break;
-      }
-    }
-    return res.rows.length > 0;
+    const cursor = { scope, taskId, configId, holder };
+    return recordPushDeliveryPg(this.#pool, this.#sql, cursor, outcome, this.#clock.now());
   }
 
   async getPushDelivery(
