@@ -12,33 +12,18 @@
  * stops the worker like a refused write. Durable steps (`step`, ADR 0038) run through `DurableSteps`.
  */
 import { IDEMPOTENCY_METADATA_KEY } from '../../idempotency/index.js';
-import {
-  bindDelegationHost,
-  delegate,
-  type DelegateOptions,
-  type DelegationHost,
-} from '../delegation/delegate.js';
+import { bindDelegationHost, delegate, type DelegateOptions } from '../delegation/delegate.js';
 import type { DelegationHandle } from '../../delegation/index.js';
 import type { PeerSource } from '../delegation/peer-source.js';
-import { isoAt } from '../../protocol/iso-time.js';
 import { newUuid } from '../../protocol/uuid.js';
-import type {
-  Artifact,
-  JsonObject,
-  Message,
-  StreamResponse,
-  Task,
-  TaskStatus,
-  TaskStatusUpdateEvent,
-} from '../../protocol/model.js';
+import type { Artifact, JsonObject, Message, StreamResponse, Task } from '../../protocol/model.js';
 import type { TaskState } from '../../protocol/task-state.js';
 import { toWireArtifact } from '../../protocol/wire-write.js';
 import type { Clock } from '../../store/clock.js';
 import type { Scope } from '../../store/scope.js';
 import type { StoredTask } from '../../store/records.js';
-import type { CommitResult, TaskStore, TaskWrite } from '../../store/task-store.js';
+import type { CommitResult, TaskWrite } from '../../store/task-store.js';
 import { errorFields, logSafely } from '../observability/error-log.js';
-import type { ServerLogger } from '../observability/logger.js';
 import {
   StaleWriterError,
   TaskFinishedError,
@@ -48,12 +33,12 @@ import {
   type FinishedTaskWrite,
   type StatusMessageInit,
 } from '../agent-executor.js';
-import { applyStatusUpdate } from '../task-events.js';
 import { deepFreeze } from './deep-freeze.js';
 import { DurableSteps, sideEffectKeyOf, type StepHost } from './durable-step.js';
 import { agentMessage, textOf } from './message-init.js';
 import {
   artifactStep,
+  failedStatusWrite,
   foldWrites,
   isRunning,
   replyStep,
@@ -65,10 +50,8 @@ import { WriteBehind } from './write-behind.js';
 import { newWriteId } from './write-id.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import { live } from '../../telemetry/telemetry.js';
-import { ATTR, SPAN } from '../../telemetry/attributes.js';
-import { METRIC } from '../observability/metric-names.js';
-import { secondsSince, type HistogramSink } from '../observability/metrics.js';
-import { errorNameOf } from './agent-failure.js';
+import type { HistogramSink } from '../observability/metrics.js';
+import { instrumentedCommit } from './commit-instruments.js';
 import { tracedDelegation } from './traced-delegation.js';
 import {
   commitPinned,
@@ -78,52 +61,9 @@ import {
   type WriteRetryPolicy,
   type WriteTarget,
 } from './write-retry.js';
+import type { FailedWriteOutcome, RenewalOutcome, TaskWorkerInit } from './task-worker-init.js';
 
-/** What a worker needs to start. */
-export interface TaskWorkerInit {
-  readonly store: TaskStore;
-  readonly clock: Clock;
-  readonly scope: Scope;
-  readonly record: StoredTask;
-  readonly message: Message;
-  readonly isContinuation: boolean;
-  readonly requestedExtensions: readonly string[];
-  readonly principal: string | undefined;
-  readonly logger: ServerLogger;
-  readonly retry: WriteRetryPolicy;
-  /** True when the turn is run again after its worker was lost (ADR 0037). */
-  readonly isResumed?: boolean;
-  /** True when the turn was started by an out-of-band resume of an AUTH_REQUIRED task (ADR 0054). */
-  readonly resumedOutOfBand?: boolean;
-  /** How long a renewal extends the lease. */
-  readonly leaseMs: number;
-  /** The largest step result, in bytes of JSON (ADR 0038). */
-  readonly maxStepResultBytes: number;
-  /** Told after each committed write (push delivery's wake-up, ADR 0045). */
-  readonly onCommitted?: (scope: Scope, taskId: string) => void;
-  /** The server's delegation depth limit and default budget, and its cascade cancel (ADR 0061, ADR 0062). */
-  readonly delegation?: DelegationHost;
-  /** Spans for each step and store commit (ADR 0092); none: no span. */
-  readonly telemetry?: Telemetry | undefined;
-  /** Commit latency and batch size (ADR 0094); none: nothing timed. */
-  readonly histograms?: HistogramSink | undefined;
-}
-
-/** What a lease renewal found. */
-export type RenewalOutcome =
-  /** The lease is extended. */
-  | 'renewed'
-  /** The task moved on without this worker (taken over, cancelled): the worker is now stopped. */
-  | 'lost'
-  /** Nothing to renew: the turn ended (its final write cleared the lease), or it never had a lease. */
-  | 'idle';
-
-/** How the runner's last-resort FAILED write ended. */
-export type FailedWriteOutcome =
-  /** The task is FAILED (or an earlier write of ours that finished it turned out to have landed). */
-  | 'settled'
-  /** The fence moved meanwhile (cancel, takeover): the task is someone else's now. */
-  | 'stale';
+export type { FailedWriteOutcome, RenewalOutcome, TaskWorkerInit } from './task-worker-init.js';
 
 /** The AgentContext of one turn. */
 export class TaskWorker implements AgentContext {
@@ -354,34 +294,15 @@ export class TaskWorker implements AgentContext {
     return refused;
   }
 
-  /** Stores one slice of accepted writes, timed when a sink records histograms (ADR 0094). */
-  async #commitSome(steps: WriteStep[]): Promise<void> {
-    const histograms = this.#histograms;
-    if (histograms === undefined) return this.#tracedSlice(steps);
-    const start = performance.now();
-    try {
-      await this.#tracedSlice(steps);
-    } finally {
-      histograms(METRIC.commitDuration.name, secondsSince(start), {});
-      histograms(METRIC.commitSize.name, steps.length, {});
-    }
-  }
-
-  /** Stores one slice of accepted writes, in a span of the batch's size when there is telemetry (ADR 0092). */
-  async #tracedSlice(steps: WriteStep[]): Promise<void> {
-    const telemetry = live(this.#telemetry);
-    if (telemetry === undefined) return this.#commitSlice(steps);
-    const span = telemetry.startSpan(SPAN.commit, {
-      attributes: { [ATTR.commitSize]: steps.length, [ATTR.taskId]: this.taskId, [ATTR.fence]: this.fence },
-    });
-    try {
-      await span.run(() => this.#commitSlice(steps));
-    } catch (err) {
-      span.fail(errorNameOf(err));
-      throw err;
-    } finally {
-      span.end();
-    }
+  /** Stores one slice of accepted writes, timed and traced where there is a sink or telemetry. */
+  #commitSome(steps: WriteStep[]): Promise<void> {
+    const instruments = {
+      histograms: this.#histograms,
+      telemetry: this.#telemetry,
+      taskId: this.taskId,
+      fence: this.fence,
+    };
+    return instrumentedCommit(instruments, steps.length, () => this.#commitSlice(steps));
   }
 
   /** Stores one slice of accepted writes as one compare-and-set with all their events (see `WriteBehind`). */
@@ -461,22 +382,8 @@ export class TaskWorker implements AgentContext {
       const cur = this.#current;
       if (!this.isActive) return 'settled';
       const writeId = newWriteId();
-      const build = (): TaskWrite => {
-        const status: TaskStatus = {
-          state: 'TASK_STATE_FAILED',
-          message: agentMessage(text, this.taskId, this.contextId),
-          timestamp: isoAt(this.#clock.now()),
-        };
-        const ev: TaskStatusUpdateEvent = { taskId: this.taskId, contextId: this.contextId, status };
-        const task = applyStatusUpdate(cur.task, ev);
-        return {
-          expectFence: this.#target.fence,
-          task,
-          events: [{ statusUpdate: ev }],
-          lease: null,
-          writeId,
-        };
-      };
+      const failed = { taskId: this.taskId, contextId: this.contextId, fence: this.#target.fence, text };
+      const build = (): TaskWrite => failedStatusWrite(cur.task, failed, this.#clock.now(), writeId);
       const res = await commitPinned(this.#target, cur, build, this.#policy.failBudgetMs, 'status FAILED');
       if (!res.ok) {
         if (res.current) this.#current = res.current;

@@ -115,3 +115,30 @@ export function writeKind(event: StreamResponse): string {
   if ('artifactUpdate' in event) return 'artifact';
   return 'reply';
 }
+
+/** The last-resort write that ends a task FAILED after a lost write (ADR 0029): no lease, `text` as the message. */
+export function failedStatusWrite(
+  current: Task,
+  failed: {
+    readonly taskId: string;
+    readonly contextId: string;
+    readonly fence: number;
+    readonly text: string;
+  },
+  now: number,
+  writeId: string,
+): TaskWrite {
+  const status: TaskStatus = {
+    state: 'TASK_STATE_FAILED',
+    message: agentMessage(failed.text, failed.taskId, failed.contextId),
+    timestamp: isoAt(now),
+  };
+  const ev: TaskStatusUpdateEvent = { taskId: failed.taskId, contextId: failed.contextId, status };
+  return {
+    expectFence: failed.fence,
+    task: applyStatusUpdate(current, ev),
+    events: [{ statusUpdate: ev }],
+    lease: null,
+    writeId,
+  };
+}
