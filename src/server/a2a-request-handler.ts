@@ -14,7 +14,6 @@ import {
   ExtendedAgentCardNotConfiguredError,
   ExtensionSupportRequiredError,
   InternalError,
-  InvalidParamsError,
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '../protocol/errors.js';
@@ -52,7 +51,7 @@ import { resolveServerOptions, type A2AServerOptions, type ResolvedServerOptions
 import * as push from './push/push-config-ops.js';
 import { PushDispatcher } from './push/push-dispatcher.js';
 import { resolvePushOptions, type ResolvedPushOptions } from './push/push-options.js';
-import { checkWebhookAtCreation, WebhookTargetError } from './push/webhook-url-guard.js';
+import { checkWebhookParam } from './push/webhook-param.js';
 import type { RequestHandler } from './request-handler.js';
 import { LostCreations } from './recovery/lost-creation.js';
 import { TaskRecovery } from './recovery/task-recovery.js';
@@ -219,7 +218,7 @@ export class A2ARequestHandler implements RequestHandler {
     if (inline) {
       push.assertPushSupported(this.agentCard);
       pushConfig = push.preparePushConfig(inline, '');
-      await this.#checkWebhook(pushConfig.url);
+      await checkWebhookParam(pushConfig.url, this.#pushOptions);
     }
     const admission = await admitSend(this.#admission, params, ctx, pushConfig);
     if (ctx.notes) ctx.notes.admission = admission.kind === 'replay' ? 'replayed' : admission.kind;
@@ -261,21 +260,6 @@ export class A2ARequestHandler implements RequestHandler {
     if (typeof params.message.metadata?.[IDEMPOTENCY_METADATA_KEY] === 'string')
       ctx.activatedExtensions.add(IDEMPOTENCY_EXTENSION_URI);
     return admission;
-  }
-
-  /** The SSRF check of a webhook URL at config creation (ADR 0045): a refused target is InvalidParams. */
-  async #checkWebhook(url: string): Promise<void> {
-    const o = this.#pushOptions;
-    if (!o) return;
-    try {
-      await checkWebhookAtCreation(url, o.allowPrivateTargets, o.resolve);
-    } catch (err) {
-      if (!(err instanceof WebhookTargetError)) throw err;
-      throw new InvalidParamsError({
-        message: `Invalid parameters: url refused: ${err.message}`,
-        metadata: { fields: 'url', ...(err.addressClass ? { addressClass: err.addressClass } : {}) },
-      });
-    }
   }
 
   async #release(a: Admission): Promise<void> {
@@ -446,7 +430,7 @@ export class A2ARequestHandler implements RequestHandler {
       scope,
       params,
       this.options.maxPushConfigsPerTask,
-      (url) => this.#checkWebhook(url),
+      (url) => checkWebhookParam(url, this.#pushOptions),
     );
     // The task's past events are due to the new webhook now, its next ones as they are committed.
     this.push?.track(scope, created.taskId ?? '');
