@@ -37,6 +37,7 @@ export {
   createTckAgent,
   TCK_DEFAULT_TEXT,
   TCK_DELAY_MS,
+  TCK_V03_RESUBSCRIBE_MS,
   TCK_FILE_TEXT,
   TCK_SCENARIOS,
   tckCard,

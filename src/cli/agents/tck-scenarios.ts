@@ -1,6 +1,11 @@
 /**
  * What the TCK agent does for each messageId prefix the A2A conformance kit sends. The kit routes on prefixes
  * that nest (`tck-artifact-file` / `tck-artifact-file-url`), so the table is searched longest prefix first.
+ *
+ * The v1.0 kit names every message `tck-<case>-<session>`. The older v0.3 kit (docs/guides/v03-peers.md,
+ * "Conformance") names them `test-<case>-message-id-<uuid>` and expects the task they start to stay open: it sends
+ * follow-ups to it, reads its history and cancels it. So a `test-` message asks for input, and
+ * `test-resubscribe-message-id` works for twice that kit's streaming timeout before completing.
  */
 import type { Part } from '../../protocol/model.js';
 import type { AgentContext } from '../../server/agent-executor.js';
@@ -16,6 +21,8 @@ export interface TckScenario {
 export const TCK_FILE_TEXT = 'File content from TCK';
 /** How long `tck-delayed-complete` works before completing. */
 export const TCK_DELAY_MS = 2000;
+/** How long `test-resubscribe-message-id` works: twice the v0.3 kit's default streaming timeout (2 s). */
+export const TCK_V03_RESUBSCRIBE_MS = 4000;
 
 const filePart = (): Part => ({
   raw: Buffer.from(TCK_FILE_TEXT, 'utf8').toString('base64'),
@@ -54,12 +61,15 @@ async function chunked(ctx: AgentContext): Promise<void> {
   await ctx.complete();
 }
 
-async function delayedComplete(ctx: AgentContext): Promise<void> {
-  await ctx.working();
-  // A cancel aborts the signal: return at once and write nothing (the task is already CANCELED).
-  if (!(await abortableSleep(TCK_DELAY_MS, ctx.signal))) return;
-  await ctx.complete('Done after delay');
-}
+/** WORKING for `ms`, then COMPLETED with `text`. */
+const workFor =
+  (ms: number, text: string) =>
+  async (ctx: AgentContext): Promise<void> => {
+    await ctx.working();
+    // A cancel aborts the signal: return at once and write nothing (the task is already CANCELED).
+    if (!(await abortableSleep(ms, ctx.signal))) return;
+    await ctx.complete(text);
+  };
 
 const SCENARIOS: readonly TckScenario[] = [
   { prefix: 'tck-complete-task', run: (ctx) => ctx.complete('Hello from TCK') },
@@ -88,7 +98,9 @@ const SCENARIOS: readonly TckScenario[] = [
   { prefix: 'tck-stream-artifact-text', run: workingArtifactComplete({ text: 'Streamed text content' }) },
   { prefix: 'tck-stream-artifact-file', run: workingArtifactComplete(filePart()) },
   { prefix: 'tck-stream-artifact-chunked', run: chunked },
-  { prefix: 'tck-delayed-complete', run: delayedComplete },
+  { prefix: 'tck-delayed-complete', run: workFor(TCK_DELAY_MS, 'Done after delay') },
+  { prefix: 'test-resubscribe-message-id', run: workFor(TCK_V03_RESUBSCRIBE_MS, 'Done after resubscribe') },
+  { prefix: 'test-', run: (ctx) => ctx.requireInput('Input required: send a follow-up message or cancel') },
 ];
 
 /** The scenarios, longest prefix first. */

@@ -11,6 +11,7 @@ import { tckScenarioFor } from './tck-scenarios.js';
 export { tckCard, tckExtendedCard, tckExtendedCardOf, tckPublicCard } from './tck-card.js';
 export {
   TCK_DELAY_MS,
+  TCK_V03_RESUBSCRIBE_MS,
   TCK_FILE_TEXT,
   TCK_SCENARIOS,
   tckScenarioFor,

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { StreamResponse, TaskArtifactUpdateEvent } from '../../../src/protocol/model.js';
-import { createTckAgent, TCK_DELAY_MS, TCK_FILE_TEXT } from '../../../src/cli/agents/index.js';
+import {
+  createTckAgent,
+  TCK_DELAY_MS,
+  TCK_FILE_TEXT,
+  TCK_V03_RESUBSCRIBE_MS,
+} from '../../../src/cli/agents/index.js';
 import { localCallContext } from '../../../src/server/call-context.js';
 import { eventKinds, handlerFor, sendForTask, streamAll, taskOf, texts, userMessage } from './harness.js';
 
@@ -132,4 +137,44 @@ describe('tck agent continuation over a blocking send', () => {
       'tck-complete-task-c',
     ]);
   });
+});
+
+describe('the v0.3 kit messages (docs/guides/v03-peers.md, "Conformance")', () => {
+  it('a test- message leaves its task open: follow-ups are taken, history grows, and it can be cancelled', async () => {
+    const first = await sendForTask(handler, userMessage('test-history-create-message-id-1', 'start'));
+    expect(first.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const next = await sendForTask(
+      handler,
+      userMessage('test-history-message-1-x', 'more', { taskId: first.id, contextId: first.contextId }),
+    );
+    expect(next.id).toBe(first.id);
+    expect(next.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(next.history?.filter((m) => m.role === 'ROLE_USER')).toHaveLength(2);
+    const canceled = await handler.cancelTask({ id: first.id }, localCallContext());
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it(
+    'test-resubscribe-message-id works for twice the kit streaming timeout, then completes',
+    async () => {
+      const res = await handler.sendMessage(
+        {
+          message: userMessage('test-resubscribe-message-id-1', 'hi'),
+          configuration: { returnImmediately: true },
+        },
+        localCallContext(),
+      );
+      const task = taskOf(res);
+      expect(task.status.state).toBe('TASK_STATE_WORKING');
+      const started = Date.now();
+      const events: StreamResponse[] = [];
+      for await (const e of await handler.subscribeToTask({ id: task.id }, localCallContext()))
+        events.push(e);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(TCK_V03_RESUBSCRIBE_MS - 500);
+      const last = events.at(-1);
+      if (!last || !('statusUpdate' in last)) throw new Error('expected a status update last');
+      expect(last.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+    },
+    TCK_V03_RESUBSCRIBE_MS + 5000,
+  );
 });
