@@ -14,7 +14,7 @@
 import { checkAgentUrl } from './agent-url.js';
 import type { AgentCard } from '../../protocol/agent-card.js';
 import { AGENT_CARD_PATH, HEADER_VERSION, MEDIA_JSON, PROTOCOL_VERSION } from '../../protocol/constants.js';
-import { parseAgentCard } from '../../protocol/parse.js';
+import { parseAnyAgentCard } from '../../protocol/v03/card.js';
 import { IDEMPOTENCY_EXTENSION_URI } from '../../idempotency/index.js';
 import { CallScope } from '../transport/call-scope.js';
 import { readBoundedText, DEFAULT_MAX_RESPONSE_BYTES } from '../transport/bounded-body.js';
@@ -135,7 +135,7 @@ export async function fetchAgentCard(cardUrl: string, options: FetchCardOptions 
         throw new ClientError('NO_AGENT_CARD', `no agent card at ${url} (HTTP ${res.status})`);
       }
       if (json === undefined) throw new TransportError('ambiguous', 'BAD_BODY', 'an unreadable agent card');
-      return parseAgentCard(json);
+      return parseAnyAgentCard(json);
     },
     {
       retry: resolveRetry(options.retry),

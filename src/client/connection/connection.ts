@@ -2,7 +2,7 @@
  * The client's link to one agent: the usable interfaces in order (moving to the next when one cannot be
  * reached, and for a keyed send only within its tenant: `interface-route.ts`), the headers every request carries
  * (`A2A-Version`, `A2A-Extensions`, A2A v1.0–§7, and the credential of each attempt, ADR 0079), and one retried
- * attempt loop per call.
+ * attempt loop per call. An interface at version 0.x is spoken in v0.3 (`A2A-Version: 0.3`, ADR 0103).
  */
 import { HEADER_EXTENSIONS, HEADER_VERSION, PROTOCOL_VERSION } from '../../protocol/constants.js';
 import type { JsonObject } from '../../protocol/model.js';
@@ -12,6 +12,8 @@ import type { CallSafety } from '../retry/retry-policy.js';
 import { CallScope } from '../transport/call-scope.js';
 import type { AttemptScope } from '../transport/call-scope.js';
 import { JsonRpcTransport } from '../transport/jsonrpc-transport.js';
+import { V03_DIALECT } from '../v03/v03-dialect.js';
+import { isV03Version } from './interface-selection.js';
 import { RestTransport } from '../transport/rest-transport.js';
 import type {
   AttemptContext,
@@ -67,6 +69,8 @@ export interface OpenedStream {
 
 function transportFor(e: Endpoint): Transport {
   const tenant = e.tenant === '' ? undefined : e.tenant;
+  // A 0.x interface is v0.3 JSON-RPC, the only v0.3 binding interface selection keeps (ADR 0102, ADR 0103).
+  if (isV03Version(e.protocolVersion)) return new JsonRpcTransport(e.url, undefined, V03_DIALECT);
   return e.protocolBinding === 'HTTP+JSON'
     ? new RestTransport(e.url, tenant)
     : new JsonRpcTransport(e.url, tenant);

@@ -1,6 +1,6 @@
 /**
  * Local errors of the client that are neither wire errors nor transport failures: a card with no interface we
- * can use, a card too large to read, a redirect the client will not follow, or a call the client refuses before
+ * can use, an operation the agent's version lacks, a card too large to read, a redirect the client will not follow, or a call the client refuses before
  * sending, such as a keyed send its outbox could not record or a credential it could not get (CONVENTIONS: local
  * errors carry string codes). Each is definite: it is never retried.
  */
@@ -23,7 +23,9 @@ export type ClientErrorCode =
   /** The OAuth 2 token endpoint refused, failed or gave an unusable answer: nothing was sent (ADR 0080). */
   | 'TOKEN_REQUEST_FAILED'
   /** A scheme-agnostic `{ token }` for a card whose security schemes cannot carry one (ADR 0079). */
-  | 'NO_USABLE_SECURITY_SCHEME';
+  | 'NO_USABLE_SECURITY_SCHEME'
+  /** An operation the agent's protocol version has no method for, such as ListTasks in v0.3 (ADR 0103). */
+  | 'OPERATION_NOT_IN_VERSION';
 
 /** What a ClientError can name besides its code. */
 export interface ClientErrorDetails {

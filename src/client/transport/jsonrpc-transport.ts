@@ -16,7 +16,14 @@ import { answeredWith, statusFailure } from './failure-kind.js';
 import { retryAfterOf, secondsOf } from './retry-after.js';
 import { isPlainRecord } from '../../protocol/schemas/lenient.js';
 import { sseEvents } from './sse-body.js';
-import type { AttemptContext, RawStream, StreamOperation, Transport, UnaryOperation } from './transport.js';
+import type {
+  AttemptContext,
+  JsonRpcDialect,
+  RawStream,
+  StreamOperation,
+  Transport,
+  UnaryOperation,
+} from './transport.js';
 import { TransportError } from './transport-error.js';
 
 function asRpcError(value: unknown): JsonRpcErrorObject | undefined {
@@ -29,6 +36,17 @@ function asRpcError(value: unknown): JsonRpcErrorObject | undefined {
   };
 }
 
+/** v1.0 itself: names and shapes as they are, the tenant in `params.tenant` (A2A v1.0). */
+export const V1_DIALECT: JsonRpcDialect = {
+  request: (op, params, tenant) => ({
+    method: op,
+    params: tenant === undefined ? params : { ...params, tenant },
+  }),
+  headers: (headers) => ({ ...headers }),
+  result: (_op, raw) => raw,
+  event: (raw) => raw,
+};
+
 /** A JSON-RPC transport for one interface. */
 export class JsonRpcTransport implements Transport {
   /** Always `JSONRPC`. */
@@ -38,35 +56,33 @@ export class JsonRpcTransport implements Transport {
   constructor(
     readonly url: string,
     readonly tenant: string | undefined,
+    private readonly dialect: JsonRpcDialect = V1_DIALECT,
   ) {}
 
   /** One attempt of a unary method. */
   async call(op: UnaryOperation, params: JsonObject, ctx: AttemptContext): Promise<unknown> {
     const res = await this.post(op, params, ctx, MEDIA_JSON);
-    return this.readResult(res, ctx);
+    return this.dialect.result(op, await this.readResult(res, ctx));
   }
 
   /** Opens `SendStreamingMessage` or `SubscribeToTask`. */
   async openStream(op: StreamOperation, params: JsonObject, ctx: AttemptContext): Promise<RawStream> {
     const res = await this.post(op, params, ctx, `${MEDIA_SSE}, ${MEDIA_JSON}`);
     // A call that fails before its first event gets a plain JSON error instead of a stream (A2A v1.0).
-    if (!isEventStream(res) || res.body === null) return [await this.readResult(res, ctx)];
+    if (!isEventStream(res) || res.body === null)
+      return [this.dialect.event(await this.readResult(res, ctx))];
     return this.events(res, ctx);
   }
 
   private async post(op: string, params: JsonObject, ctx: AttemptContext, accept: string): Promise<Response> {
-    const body = {
-      jsonrpc: '2.0',
-      id: this.nextId++,
-      method: op,
-      params: this.tenant === undefined ? params : { ...params, tenant: this.tenant },
-    };
+    const { method, params: wire } = this.dialect.request(op, params, this.tenant);
+    const body = { jsonrpc: '2.0', id: this.nextId++, method, params: wire };
     return exchange(
       ctx.fetch,
       {
         url: this.url,
         method: 'POST',
-        headers: { ...ctx.headers, 'Content-Type': MEDIA_JSON, Accept: accept },
+        headers: { ...this.dialect.headers(ctx.headers), 'Content-Type': MEDIA_JSON, Accept: accept },
         body: JSON.stringify(body),
       },
       ctx.scope,
@@ -115,7 +131,7 @@ export class JsonRpcTransport implements Transport {
           httpStatus: res.status,
         });
       }
-      yield json.result;
+      yield this.dialect.event(json.result);
     }
   }
 }

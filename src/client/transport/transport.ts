@@ -54,3 +54,19 @@ export interface Transport {
   /** Opens a stream; resolves once the peer answered with a stream (or throws its error). */
   openStream(op: StreamOperation, params: JsonObject, ctx: AttemptContext): Promise<RawStream>;
 }
+
+/**
+ * How one protocol version names and shapes JSON-RPC calls (ADR 0103): the method and params of an operation, the
+ * headers it adds, and how its results and stream events read as v1.0 JSON. Everything else (the exchange, the
+ * failure classification, the error mapping) is the one JSON-RPC transport's, whatever the version.
+ */
+export interface JsonRpcDialect {
+  /** The method name and params of `op`; throws (before anything is sent) for an operation it has no name for. */
+  request(op: string, params: JsonObject, tenant: string | undefined): { method: string; params: unknown };
+  /** The headers to send, from the connection's. */
+  headers(headers: Readonly<Record<string, string>>): Record<string, string>;
+  /** A unary result as the v1.0 result JSON of `op`. */
+  result(op: string, raw: unknown): unknown;
+  /** A stream event as v1.0 `StreamResponse` JSON. */
+  event(raw: unknown): unknown;
+}

@@ -42,9 +42,36 @@ describe('selectInterfaces', () => {
     ]);
   });
 
-  it('refuses a card with no v1 JSON-RPC or HTTP+JSON interface rather than fall back to v0.3', () => {
-    expect(() =>
-      selectInterfaces(card([{ url: '/x', protocolBinding: 'JSONRPC', protocolVersion: '0.3' }])),
-    ).toThrow(ClientError);
+  it('never mixes a v0.3 interface into a card that has a usable 1.x one (ADR 0102)', () => {
+    expect(selectInterfaces(c).map((i) => i.protocolVersion)).toEqual(['1.0', '1.0']);
+  });
+
+  it('uses the JSON-RPC interfaces at 0.3 to 0.x when no 1.x interface is usable (ADR 0102)', () => {
+    const v03 = card([
+      { url: 'grpc.example:443', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+      { url: '/rest03', protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+      { url: '/old', protocolBinding: 'JSONRPC', protocolVersion: '0.2' },
+      { url: '/t', protocolBinding: 'JSONRPC', protocolVersion: '0.3', tenant: 't' },
+      { url: '/rpc03', protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: '/rpc09', protocolBinding: 'JSONRPC', protocolVersion: '0.9.1' },
+    ]);
+    expect(selectInterfaces(v03).map((i) => i.url)).toEqual(['/rpc03', '/rpc09']);
+  });
+
+  it('refuses a card with neither, naming what it offers', () => {
+    let err: unknown;
+    try {
+      selectInterfaces(
+        card([
+          { url: '/x', protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+          { url: '/y', protocolBinding: 'GRPC', protocolVersion: '1.0' },
+        ]),
+      );
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ClientError);
+    expect((err as ClientError).code).toBe('NO_USABLE_INTERFACE');
+    expect((err as ClientError).message).toContain('card offers: HTTP+JSON 0.3, GRPC 1.0');
   });
 });

@@ -150,8 +150,26 @@ class CountingExecutor implements AgentExecutor {
   }
 }
 
+/**
+ * How the agent presents itself:
+ * - `v1` (the default): a v1.0 card with JSON-RPC and HTTP+JSON interfaces at 1.0;
+ * - `v03-interfaces`: a v1.0 card whose only interface is JSON-RPC at 0.3, served with a2a-js's
+ *   `legacyCompat: { enabled: true }` (its v0.3 JSON-RPC compat layer);
+ * - `v03-legacy-card`: the same agent, whose card route answers a2a-js's own v0.3 card (`legacyAgentCardRouter`)
+ *   whatever `A2A-Version` asks, as an agent that predates v1.0 does;
+ * - `v03-card`: the same agent, whose card is the v0.3 card shape alone (`url`, `protocolVersion`, no
+ *   `supportedInterfaces`), as a v0.3-era server serves it.
+ * `extensions` are advertised in the card's capabilities; `extendedCard` turns on the extended card.
+ */
+export interface JsAgentOptions {
+  readonly present?: 'v1' | 'v03-interfaces' | 'v03-legacy-card' | 'v03-card';
+  readonly extensions?: readonly string[];
+}
+
 /** Starts an a2a-js agent on 127.0.0.1, port 0, serving JSON-RPC and HTTP+JSON. */
-export async function startJsAgent(): Promise<JsAgent> {
+export async function startJsAgent(options: JsAgentOptions = {}): Promise<JsAgent> {
+  const present = options.present ?? 'v1';
+  const v03 = present !== 'v1';
   const app = (await loadExpress())();
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -163,11 +181,18 @@ export async function startJsAgent(): Promise<JsAgent> {
     name: 'js-counter',
     description: 'an @a2a-js/sdk agent that counts executions',
     version: '1.0.0',
-    supportedInterfaces: [
-      { url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      { url: restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-    ],
-    capabilities: { streaming: true, pushNotifications: true },
+    supportedInterfaces: v03
+      ? [{ url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }]
+      : [
+          { url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+          { url: restUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+        ],
+    capabilities: {
+      streaming: true,
+      pushNotifications: true,
+      extendedAgentCard: v03,
+      extensions: (options.extensions ?? []).map((uri) => ({ uri })),
+    },
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: [{ id: 'echo', name: 'echo', description: 'echoes', tags: ['test'] }],
@@ -179,11 +204,26 @@ export async function startJsAgent(): Promise<JsAgent> {
     new CountingExecutor(executions),
     undefined,
     new InMemoryPushNotificationStore(),
+    undefined,
+    () => Promise.resolve({ ...card, name: 'js-counter-extended' }),
   );
-  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
+  const legacyCompat = { enabled: v03 };
+  if (present === 'v03-legacy-card') {
+    app.use('/.well-known/agent-card.json', (req: IncomingMessage, _res: unknown, next: () => void) => {
+      delete req.headers['a2a-version'];
+      next();
+    });
+  }
+  if (present === 'v03-card') {
+    app.use('/.well-known/agent-card.json', (_req: IncomingMessage, res: ServerResponse) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(v03CardOf(jsonRpcUrl, options.extensions ?? [])));
+    });
+  }
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler, legacyCompat }));
   app.use(
     '/a2a/jsonrpc',
-    jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
+    jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat }),
   );
   app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
   return {
@@ -196,5 +236,26 @@ export async function startJsAgent(): Promise<JsAgent> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** The v0.3 card of the agent, in the v0.3.0 shape (no `supportedInterfaces`). */
+function v03CardOf(jsonRpcUrl: string, extensions: readonly string[]): Record<string, unknown> {
+  return {
+    name: 'js-counter',
+    description: 'an @a2a-js/sdk agent that counts executions',
+    version: '1.0.0',
+    url: jsonRpcUrl,
+    preferredTransport: 'JSONRPC',
+    protocolVersion: '0.3.0',
+    capabilities: {
+      streaming: true,
+      pushNotifications: true,
+      extensions: extensions.map((uri) => ({ uri })),
+    },
+    supportsAuthenticatedExtendedCard: true,
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [{ id: 'echo', name: 'echo', description: 'echoes', tags: ['test'] }],
   };
 }
