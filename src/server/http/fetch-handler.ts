@@ -6,16 +6,16 @@ import { AGENT_CARD_PATH } from '../../protocol/constants.js';
 import { A2AError, InternalError, MethodNotFoundError, toA2AError } from '../../protocol/errors.js';
 import type { RequestHandler } from '../request-handler.js';
 import { secureCard } from '../auth/card-security.js';
-import { CardRoute } from './card-route.js';
-import { JwksRoute } from './jwks-route.js';
+import { CardRoute } from './card/card-route.js';
+import { JwksRoute } from './card/jwks-route.js';
 import { resolveHttpOptions, type CompatVersion, type HttpOptions } from './http-options.js';
-import { handleJsonRpc } from './jsonrpc-binding.js';
-import { handleRest, restErrorResponse } from './rest-binding.js';
-import { matchRestRoute } from './rest-routes.js';
-import { responseMediaType } from './media-type.js';
+import { handleJsonRpc } from './jsonrpc/jsonrpc-binding.js';
+import { handleRest, restErrorResponse } from './rest/rest-binding.js';
+import { matchRestRoute } from './rest/rest-routes.js';
+import { responseMediaType } from './wire/media-type.js';
 import { logInternalAnswer } from '../observability/error-log.js';
 import { jsonLineLogger } from '../observability/logger.js';
-import { probeAnswer, type ReadinessProbe } from './probes.js';
+import { probeAnswer, type ReadinessProbe } from './probes/probes.js';
 
 /** A fetch-style request handler. */
 export type FetchHandler = (request: Request) => Promise<Response>;

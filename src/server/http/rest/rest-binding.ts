@@ -6,29 +6,35 @@
  * another declared type is refused with 400 (A2A v1.0.1; 415 when the host keeps v1.0.0's table, ADR 0058), and
  * JSON answers carry the type the request's `Accept` asks for (ADR 0042).
  */
-import { live } from '../../telemetry/telemetry.js';
-import { STREAMING_METHODS } from '../../protocol/constants.js';
-import type { A2AError } from '../../protocol/errors.js';
-import { InvalidRequestError, toA2AError } from '../../protocol/errors.js';
-import { toRestErrorBody } from '../../protocol/error-wire.js';
-import { parseParams } from '../../protocol/parse.js';
-import { respond } from './light-response.js';
-import type { RequestHandler } from '../request-handler.js';
-import { parseJsonText, readBodyText } from './body.js';
-import { callerOf, setupCall } from './call-setup.js';
-import type { CallContext } from '../call-context.js';
-import { describeAnswer, describeError, describeRequest, startCallSpan, type CallSpan } from './call-span.js';
-import { startCallTimer, type CallTimer } from './call-timer.js';
-import { authChallengeHeaders } from './auth-challenge.js';
-import { isInternal, logInternalAnswer } from '../observability/error-log.js';
-import type { ServerLogger } from '../observability/logger.js';
-import { errorAnswer } from './error-answer.js';
-import { callLogContext, dispatch } from './dispatch.js';
-import type { ResolvedHttpOptions } from './http-options.js';
-import { assertJsonContentType, responseMediaType } from './media-type.js';
+import { live } from '../../../telemetry/telemetry.js';
+import { STREAMING_METHODS } from '../../../protocol/constants.js';
+import type { A2AError } from '../../../protocol/errors.js';
+import { InvalidRequestError, toA2AError } from '../../../protocol/errors.js';
+import { toRestErrorBody } from '../../../protocol/error-wire.js';
+import { parseParams } from '../../../protocol/parse.js';
+import { respond } from '../wire/light-response.js';
+import type { RequestHandler } from '../../request-handler.js';
+import { parseJsonText, readBodyText } from '../wire/body.js';
+import { callerOf, setupCall } from '../call/call-setup.js';
+import type { CallContext } from '../../call-context.js';
+import {
+  describeAnswer,
+  describeError,
+  describeRequest,
+  startCallSpan,
+  type CallSpan,
+} from '../call/call-span.js';
+import { startCallTimer, type CallTimer } from '../call/call-timer.js';
+import { authChallengeHeaders } from '../call/auth-challenge.js';
+import { isInternal, logInternalAnswer } from '../../observability/error-log.js';
+import type { ServerLogger } from '../../observability/logger.js';
+import { errorAnswer } from '../call/error-answer.js';
+import { callLogContext, dispatch } from '../call/dispatch.js';
+import type { ResolvedHttpOptions } from '../http-options.js';
+import { assertJsonContentType, responseMediaType } from '../wire/media-type.js';
 import type { RestMatch } from './rest-routes.js';
-import { answerHeaders } from './service-params.js';
-import { sseBody, sseHeaders } from './sse.js';
+import { answerHeaders } from '../call/service-params.js';
+import { sseBody, sseHeaders } from '../wire/sse.js';
 
 /**
  * A REST error response for an A2AError, as the media type `responseMediaType` chose from the request's

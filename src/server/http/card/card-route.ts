@@ -6,12 +6,12 @@
  * ETag, is the same under either type.
  */
 import { createHash } from 'node:crypto';
-import type { AgentCard } from '../../protocol/agent-card.js';
-import { withInterfaces } from '../card.js';
-import type { CardSigner } from '../card-signer.js';
-import type { ResolvedHttpOptions } from './http-options.js';
-import { responseMediaType } from './media-type.js';
-import { respond } from './light-response.js';
+import type { AgentCard } from '../../../protocol/agent-card.js';
+import { withInterfaces } from '../../card.js';
+import type { CardSigner } from '../../card-signer.js';
+import type { ResolvedHttpOptions } from '../http-options.js';
+import { responseMediaType } from '../wire/media-type.js';
+import { respond } from '../wire/light-response.js';
 
 interface RenderedCard {
   readonly body: string;
