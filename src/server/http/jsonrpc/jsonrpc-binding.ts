@@ -140,7 +140,11 @@ async function answerJsonRpc(
         span.end();
       }
       headers['Content-Type'] = MEDIA_JSON;
-      const value = legacy ? legacy.result(result.value) : result.value;
+      const signer = handler.cardSigner;
+      const base = () => options.publicBaseUrl ?? url.origin;
+      const value = legacy
+        ? await legacy.result(result.value, signer ? (c) => signer.signServed(c, base()) : undefined)
+        : result.value;
       return respond(200, JSON.stringify({ jsonrpc: '2.0', id, result: value }), headers);
     }
     const rid = id;
