@@ -10,6 +10,7 @@ import {
   type CardSigningKey,
   type ResolvedSigningKey,
 } from '../card-signing/index.js';
+import { signJsonObject } from '../card-signing/sign-json-object.js';
 import type { AgentCard } from '../protocol/agent-card.js';
 
 /** The default path of the JWKS a signing server publishes. */
@@ -52,16 +53,30 @@ export class CardSigner {
     this.#keys.catch(() => undefined);
   }
 
+  #jkuFor(baseUrl: string): string | undefined {
+    return this.#jku === false
+      ? undefined
+      : typeof this.#jku === 'string'
+        ? this.#jku
+        : this.jwksPath !== undefined
+          ? new URL(this.jwksPath, baseUrl).toString()
+          : undefined;
+  }
+
+  /**
+   * A card in another form than v1.0's (the v0.3 cards, ADR 0099) signed with every key over its RFC 8785 form
+   * as served, without `signatures`.
+   */
+  async signServed(
+    card: Readonly<Record<string, unknown>>,
+    baseUrl: string,
+  ): Promise<Record<string, unknown>> {
+    return signJsonObject(card, await this.#keys, this.#jkuFor(baseUrl));
+  }
+
   /** The card signed with every key, as served at `baseUrl`. */
   async sign(card: AgentCard, baseUrl: string): Promise<AgentCard> {
-    const jku =
-      this.#jku === false
-        ? undefined
-        : typeof this.#jku === 'string'
-          ? this.#jku
-          : this.jwksPath !== undefined
-            ? new URL(this.jwksPath, baseUrl).toString()
-            : undefined;
+    const jku = this.#jkuFor(baseUrl);
     return signAgentCard(card, await this.#keys, {
       ...(jku !== undefined ? { jku } : {}),
       a2aJsCompatible: this.#a2aJsCompatible,

@@ -10,14 +10,14 @@ import type { A2AServerOptions } from './options.js';
 import { RecoverySchedule } from './recovery/recovery-schedule.js';
 import { RetentionSchedule } from './retention/retention-schedule.js';
 import type { ResumeOptions, ResumeResult, ResumeTarget } from './task-resume.js';
-import { DrainGate } from './http/drain-gate.js';
+import { DrainGate } from './http/probes/drain-gate.js';
 import {
   boundedCheck,
   gatherReadiness,
   READY_STORE_TIMEOUT_MS,
   schemaCheck,
   type Readiness,
-} from './http/probes.js';
+} from './http/probes/probes.js';
 import { shutDown, type CloseOptions } from './shutdown.js';
 import { DEFAULT_SCOPE } from '../store/scope.js';
 

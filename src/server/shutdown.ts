@@ -4,7 +4,7 @@
  * returns.
  */
 import type { A2ARequestHandler } from './a2a-request-handler.js';
-import type { DrainGate } from './http/drain-gate.js';
+import type { DrainGate } from './http/probes/drain-gate.js';
 import { errorFields, logSafely } from './observability/error-log.js';
 import type { RecoverySchedule } from './recovery/recovery-schedule.js';
 import type { RetentionSchedule } from './retention/retention-schedule.js';

@@ -90,6 +90,7 @@ describe('--help', () => {
 describe('usage errors: exit 2, one line saying what is wrong, then the usage line', () => {
   it.each([
     ['serve', ['--bogus'], "a2a-once serve: unknown option '--bogus'"],
+    ['serve', ['--compat', 'v0.2'], "a2a-once serve: --compat must be one of v0.3, not 'v0.2'"],
     [
       'serve',
       ['--port', '70000'],

@@ -15,7 +15,7 @@ import {
   TaskPushNotificationConfigSchema,
   TaskSchema,
 } from '../../src/protocol/schemas/index.js';
-import { matchRestRoute } from '../../src/server/http/rest-routes.js';
+import { matchRestRoute } from '../../src/server/http/rest/rest-routes.js';
 import { parseSseText } from '../helpers/http.js';
 
 /** One request/response pair as seen on the wire. */

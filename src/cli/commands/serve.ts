@@ -9,6 +9,10 @@
  *                  [--auth-token TOKEN]... [--auth-tokens-file FILE] [--jwks URL --issuer I --audience A]
  *                  [--principal-claim sub] [--tenants-claim tenants] [--no-auth] [--sign-card KEY_FILE]
  *                  [--refused-content-type-status 400|415] [--shutdown-grace 10s] [--metrics-port N] [--verbose]
+ *                  [--compat v0.3]
+ *
+ * `--compat v0.3` also serves A2A v0.3 peers (JSON-RPC, HTTP+JSON under `/v1`, the v0.3 card; ADR 0099,
+ * ADR 0100, docs/guides/v03-peers.md); any other value is a usage error.
  *
  * Who may call (ADR 0078): bearer tokens (`--auth-token`, `--auth-tokens-file`) and JWTs (`--jwks`). Without any,
  * it listens only on a loopback host, unless `--no-auth` says to serve anyone, which it then repeats on stderr.
@@ -111,6 +115,7 @@ interface ServeFlags extends ServeAuthFlags {
   allowPrivateWebhooks?: boolean;
   signCard?: string;
   metricsPort?: string;
+  compat?: string;
 }
 
 /** The environment variable holding the webhook signing secret (preferred to the flag: flags show in `ps`). */
@@ -311,6 +316,10 @@ export function run(args: string[], io: CliIO): Promise<number> {
       '--metrics-port <port>',
       'serve metrics in Prometheus text at http://HOST:PORT/metrics, 0 for any free port (default: off)',
     )
+    .option(
+      '--compat <version>',
+      'also serve A2A v0.3 peers: v0.3 JSON-RPC, v0.3 HTTP+JSON under /v1 and the v0.3 card (default: v1.0 only)',
+    )
     .option('--verbose', 'log every request as a JSON line on stderr')
     .addHelpText(
       'after',
@@ -330,6 +339,11 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     choiceOption('refused-content-type-status', o.refusedContentTypeStatus, ['400', '415'] as const) === '415'
       ? 415
       : 400;
+  // The only older version served (docs/guides/v03-peers.md); `0.3` is read as `v0.3`.
+  const compat =
+    o.compat === undefined
+      ? undefined
+      : choiceOption('compat', o.compat === '0.3' ? 'v0.3' : o.compat, ['v0.3'] as const);
   const port = portOption(o.port);
   const metricsPort = o.metricsPort === undefined ? undefined : portOption(o.metricsPort);
   const keyTtlMs = durationOption('key-ttl', o.keyTtl, 1);
@@ -406,6 +420,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       push,
       delegation,
       ...(cardSigning ? { cardSigning } : {}),
+      ...(compat ? { compat: ['0.3' as const] } : {}),
       logger: jsonLineLogger(o.verbose === true),
       ...(metrics ? { metrics: metrics.metrics } : {}),
       ...traced,

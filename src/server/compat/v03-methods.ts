@@ -32,9 +32,15 @@ export interface V03Method {
   readonly v1: A2AMethod;
   /** v0.3 params into v1.0 params (JSON, still to be parsed by `parseParams`). */
   readonly params: (raw: unknown) => unknown;
-  /** A unary v1.0 result as its v0.3 form. */
-  readonly result: (value: unknown) => unknown;
+  /**
+   * A unary v1.0 result as its v0.3 form. `sign` signs a card as served (with card signing configured), so the
+   * v0.3 extended card carries signatures over what the peer receives (ADR 0099).
+   */
+  readonly result: (value: unknown, sign?: CardSign) => unknown;
 }
+
+/** Signs a card object as served (`CardSigner.signServed` at the request's base URL). */
+export type CardSign = (card: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 const same = (v: unknown): unknown => v;
 
@@ -72,7 +78,10 @@ const TABLE: Readonly<Record<string, V03Method>> = {
   'agent/getAuthenticatedExtendedCard': {
     v1: 'GetExtendedAgentCard',
     params: () => ({}),
-    result: (v) => cardToV03(v as AgentCard),
+    result: (v, sign) => {
+      const card = cardToV03(v as AgentCard);
+      return sign ? sign(card) : card;
+    },
   },
 };
 

@@ -4,7 +4,7 @@
  * and a client that goes away cancels the stream so the handler stops producing.
  */
 import type { ServerResponse } from 'node:http';
-import { responseParts } from '../http/light-response.js';
+import { responseParts } from '../http/wire/light-response.js';
 
 async function pump(stream: ReadableStream<Uint8Array>, out: ServerResponse): Promise<void> {
   const reader = stream.getReader();

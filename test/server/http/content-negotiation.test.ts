@@ -13,7 +13,7 @@ import type { SendMessageRequest } from '../../../src/protocol/requests.js';
 import { A2ARequestHandler } from '../../../src/server/a2a-request-handler.js';
 import type { CallContext } from '../../../src/server/call-context.js';
 import { createFetchHandler } from '../../../src/server/http/fetch-handler.js';
-import { responseMediaType } from '../../../src/server/http/media-type.js';
+import { responseMediaType } from '../../../src/server/http/wire/media-type.js';
 import { serveNode } from '../../../src/server/node/index.js';
 import {
   BASE,

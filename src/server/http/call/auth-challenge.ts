@@ -2,9 +2,9 @@
  * The `WWW-Authenticate` challenge of a 401 (RFC 9110 §11.6.1; A2A §7: a refusal SHOULD say how to
  * authenticate), naming the schemes the configured authenticator accepts.
  */
-import type { A2AError } from '../../protocol/errors.js';
-import { challengeOf } from '../auth/request-auth.js';
-import type { ResolvedHttpOptions } from './http-options.js';
+import type { A2AError } from '../../../protocol/errors.js';
+import { challengeOf } from '../../auth/request-auth.js';
+import type { ResolvedHttpOptions } from '../http-options.js';
 
 const NONE: Readonly<Record<string, string>> = Object.freeze({});
 

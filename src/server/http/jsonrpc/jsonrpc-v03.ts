@@ -3,10 +3,10 @@
  * `A2A-Version` (ADR 0097). A v0.3 name is served when the host turned compat on and refused with
  * VersionNotSupported naming the versions served when it did not; a v1.0 name is always v1.0.
  */
-import { VersionNotSupportedError } from '../../protocol/errors.js';
-import { v03Method, type V03Method } from '../compat/v03-methods.js';
-import type { ResolvedHttpOptions } from './http-options.js';
-import { supportedVersions } from './service-params.js';
+import { VersionNotSupportedError } from '../../../protocol/errors.js';
+import { v03Method, type V03Method } from '../../compat/v03-methods.js';
+import type { ResolvedHttpOptions } from '../http-options.js';
+import { supportedVersions } from '../call/service-params.js';
 
 /** The v0.3 method `name` names, undefined for any other name; throws when v0.3 is not served. */
 export function legacyMethodOf(name: string, options: ResolvedHttpOptions): V03Method | undefined {

@@ -6,9 +6,9 @@
  * The stream pulls from the handler's iterable, so a slow client applies back-pressure, and a client that goes
  * away cancels the iteration.
  */
-import { MEDIA_SSE } from '../../protocol/constants.js';
-import type { StreamResponse } from '../../protocol/model.js';
-import { isInternal } from '../observability/error-log.js';
+import { MEDIA_SSE } from '../../../protocol/constants.js';
+import type { StreamResponse } from '../../../protocol/model.js';
+import { isInternal } from '../../observability/error-log.js';
 
 const encoder = new TextEncoder();
 

@@ -4,8 +4,8 @@
  * oversized upload never sits in memory whole. Nesting past the wire limit is refused as malformed JSON before
  * it is parsed (docs/semantics.md §2 "Input refused at the door", ADR 0031).
  */
-import { JSONParseError, PayloadTooLargeError } from '../../protocol/errors.js';
-import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../protocol/json-depth.js';
+import { JSONParseError, PayloadTooLargeError } from '../../../protocol/errors.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../../protocol/json-depth.js';
 
 function tooLarge(max: number): PayloadTooLargeError {
   return new PayloadTooLargeError({

@@ -3,9 +3,9 @@
  * ADR 0074), so an operator can hand them to clients. A client trusts a JWKS URL only when its caller names it
  * (ADR 0073); this route is a convenience, never a trust root by itself.
  */
-import type { CardSigner } from '../card-signer.js';
-import type { ResolvedHttpOptions } from './http-options.js';
-import { respond } from './light-response.js';
+import type { CardSigner } from '../../card-signer.js';
+import type { ResolvedHttpOptions } from '../http-options.js';
+import { respond } from '../wire/light-response.js';
 
 /** Serves the JWKS of a card signer. */
 export class JwksRoute {

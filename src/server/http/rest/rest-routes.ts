@@ -4,7 +4,7 @@
  * tenant literally named `tasks`, `message:send`, `message:stream` or `extendedAgentCard` is therefore not
  * addressable by path; use JSON-RPC `params.tenant` for it.)
  */
-import type { A2AMethod } from '../../protocol/constants.js';
+import type { A2AMethod } from '../../../protocol/constants.js';
 
 /** A matched route: the method, the tenant, and the path variables. */
 export interface RestMatch {

@@ -6,29 +6,38 @@
  * another declared type is refused with 400 (A2A v1.0.1; 415 when the host keeps v1.0.0's table, ADR 0058), and
  * JSON answers carry the type the request's `Accept` asks for (ADR 0042).
  */
-import { live } from '../../telemetry/telemetry.js';
-import { STREAMING_METHODS } from '../../protocol/constants.js';
-import type { A2AError } from '../../protocol/errors.js';
-import { InvalidRequestError, toA2AError } from '../../protocol/errors.js';
-import { toRestErrorBody } from '../../protocol/error-wire.js';
-import { parseParams } from '../../protocol/parse.js';
-import { respond } from './light-response.js';
-import type { RequestHandler } from '../request-handler.js';
-import { parseJsonText, readBodyText } from './body.js';
-import { callerOf, setupCall } from './call-setup.js';
-import type { CallContext } from '../call-context.js';
-import { describeAnswer, describeError, describeRequest, startCallSpan, type CallSpan } from './call-span.js';
-import { startCallTimer, type CallTimer } from './call-timer.js';
-import { authChallengeHeaders } from './auth-challenge.js';
-import { isInternal, logInternalAnswer } from '../observability/error-log.js';
-import type { ServerLogger } from '../observability/logger.js';
-import { errorAnswer } from './error-answer.js';
-import { callLogContext, dispatch } from './dispatch.js';
-import type { ResolvedHttpOptions } from './http-options.js';
-import { assertJsonContentType, responseMediaType } from './media-type.js';
+import { live } from '../../../telemetry/telemetry.js';
+import { STREAMING_METHODS } from '../../../protocol/constants.js';
+import type { A2AError } from '../../../protocol/errors.js';
+import { InvalidRequestError, toA2AError } from '../../../protocol/errors.js';
+import { toRestErrorBody } from '../../../protocol/error-wire.js';
+import { parseParams } from '../../../protocol/parse.js';
+import { respond } from '../wire/light-response.js';
+import type { RequestHandler } from '../../request-handler.js';
+import { parseJsonText, readBodyText } from '../wire/body.js';
+import { callerOf, setupCall } from '../call/call-setup.js';
+import type { CallContext } from '../../call-context.js';
+import {
+  describeAnswer,
+  describeError,
+  describeRequest,
+  startCallSpan,
+  type CallSpan,
+} from '../call/call-span.js';
+import { startCallTimer, type CallTimer } from '../call/call-timer.js';
+import { authChallengeHeaders } from '../call/auth-challenge.js';
+import { isInternal, logInternalAnswer } from '../../observability/error-log.js';
+import type { ServerLogger } from '../../observability/logger.js';
+import { errorAnswer } from '../call/error-answer.js';
+import { callLogContext, dispatch } from '../call/dispatch.js';
+import type { ResolvedHttpOptions } from '../http-options.js';
+import { assertJsonContentType, responseMediaType } from '../wire/media-type.js';
 import type { RestMatch } from './rest-routes.js';
-import { answerHeaders } from './service-params.js';
-import { sseBody, sseHeaders } from './sse.js';
+import { answerHeaders } from '../call/service-params.js';
+import { sseBody, sseHeaders } from '../wire/sse.js';
+import { MEDIA_JSON } from '../../../protocol/constants.js';
+import { v03RestStreamEvent, type V03RestMatch } from '../../compat/v03-rest-routes.js';
+import { v03RestErrorBody, v03RestErrorResponse } from './rest-v03-error.js';
 
 /**
  * A REST error response for an A2AError, as the media type `responseMediaType` chose from the request's
@@ -68,6 +77,7 @@ async function requestObject(
   req: Request,
   url: URL,
   options: ResolvedHttpOptions,
+  legacy: boolean,
 ): Promise<Record<string, unknown>> {
   // GET and DELETE carry no body: a Content-Type on them declares nothing we read.
   if (req.method === 'GET' || req.method === 'DELETE') return queryObject(url);
@@ -75,6 +85,8 @@ async function requestObject(
   const text = await readBodyText(req, options.maxBodyBytes);
   if (text.trim() === '') return {};
   const body = parseJsonText(text);
+  // v0.3 clients (a2a-go, a2a-python) send `null` for an empty POST, as `@a2a-js/sdk`'s v0.3 server accepts.
+  if (legacy && body === null) return {};
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new InvalidRequestError('The request body must be a JSON object');
   }
@@ -92,13 +104,16 @@ export function handleRest(
   handler: RequestHandler,
   options: ResolvedHttpOptions,
   logger: ServerLogger,
+  /** A v0.3 route (ADR 0100): read and answered in v0.3 proto-JSON, dispatched as `route.method`. */
+  legacy?: V03RestMatch,
 ): Promise<Response> {
   const telemetry = live(handler.telemetry);
   const histograms = handler.histograms;
   const timer = histograms === undefined ? undefined : startCallTimer(histograms);
-  if (telemetry === undefined) return answerRest(req, url, route, handler, options, logger, undefined, timer);
+  if (telemetry === undefined)
+    return answerRest(req, url, route, handler, options, logger, undefined, timer, legacy);
   const span = startCallSpan(telemetry, req, handler.agentCard.name, route.method);
-  return span.span.run(() => answerRest(req, url, route, handler, options, logger, span, timer));
+  return span.span.run(() => answerRest(req, url, route, handler, options, logger, span, timer, legacy));
 }
 
 async function answerRest(
@@ -110,6 +125,7 @@ async function answerRest(
   logger: ServerLogger,
   span: CallSpan | undefined,
   timer: CallTimer | undefined,
+  legacy: V03RestMatch | undefined,
 ): Promise<Response> {
   // Known once parsed: what the error line of this call may say (read only when an error is answered).
   let params: unknown;
@@ -121,17 +137,19 @@ async function answerRest(
     // Who calls is settled before the body is read: an unauthenticated request gets nothing parsed (ADR 0075).
     const pending = callerOf(req, options);
     const caller = pending instanceof Promise ? await pending : pending;
-    const raw = await requestObject(req, url, options);
+    const raw = await requestObject(req, url, options, legacy !== undefined);
     // Path variables and the path tenant are canonical (A2A v1.0: the path tenant wins over the body's).
     if (route.vars.id !== undefined) raw.id = route.vars.id;
     if (route.vars.taskId !== undefined) raw.taskId = route.vars.taskId;
     if (route.tenant !== '') raw.tenant = route.tenant;
-    const parsed = parseParams(route.method, raw);
+    // A v0.3 body is read into v1.0 params first, then meets the same parser (ADR 0098, ADR 0100).
+    const parsed = parseParams(route.method, legacy ? legacy.route.params(raw, legacy.vars) : raw);
     params = parsed;
     const streaming = STREAMING_METHODS.has(route.method);
     if (streaming) ctl = new AbortController();
     if (span) describeRequest(span, route.method, parsed, parsed.tenant ?? '');
-    ctx = setupCall(req, url, route.method, parsed.tenant ?? '', caller, options, ctl?.signal);
+    const wireVersion = legacy ? '0.3' : undefined;
+    ctx = setupCall(req, url, route.method, parsed.tenant ?? '', caller, options, ctl?.signal, wireVersion);
     const result = await dispatch(
       handler,
       route.method,
@@ -153,8 +171,10 @@ async function answerRest(
       const call = callLogContext(route.method, parsed);
       const stream = sseBody(
         result.events,
-        (event) => JSON.stringify(event),
-        (err) => JSON.stringify(toRestErrorBody(toA2AError(err))),
+        legacy ? (event) => JSON.stringify(v03RestStreamEvent(event)) : (event) => JSON.stringify(event),
+        legacy
+          ? (err) => v03RestErrorBody(toA2AError(err))
+          : (err) => JSON.stringify(toRestErrorBody(toA2AError(err))),
         options.sseKeepAliveMs,
         abort,
         (err, taskId) =>
@@ -166,6 +186,17 @@ async function answerRest(
     if (span) {
       describeAnswer(span, ctx, result.value);
       span.end();
+    }
+    if (legacy) {
+      if (legacy.route.status === 204) return respond(204, null, headers);
+      const signer = handler.cardSigner;
+      const base = () => options.publicBaseUrl ?? url.origin;
+      const value = await legacy.route.result(
+        result.value,
+        signer ? (c) => signer.signServed(c, base()) : undefined,
+      );
+      headers['Content-Type'] = MEDIA_JSON;
+      return respond(legacy.route.status, JSON.stringify(value), headers);
     }
     if (route.method === 'DeleteTaskPushNotificationConfig') return respond(204, null, headers);
     headers['Content-Type'] = responseMediaType(req.headers.get('accept'));
@@ -184,6 +215,7 @@ async function answerRest(
       describeError(span, route.method, ctx, answer);
       span.end();
     }
+    if (legacy) return v03RestErrorResponse(answer, authChallengeHeaders(answer, options));
     return restErrorResponse(
       answer,
       responseMediaType(req.headers.get('accept')),

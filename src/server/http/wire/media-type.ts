@@ -5,8 +5,8 @@
  * body of any other declared type with `ContentTypeNotSupportedError`: HTTP 400 by default, as v1.0.1's error
  * table says, or 415 (RFC 9110's status, and v1.0.0's table) when the host asks for it (ADR 0058).
  */
-import { ACCEPT_A2A_OR_JSON, MEDIA_A2A_JSON, MEDIA_JSON } from '../../protocol/constants.js';
-import { A2AError, ERROR_SPECS, type A2AErrorSpec } from '../../protocol/errors.js';
+import { ACCEPT_A2A_OR_JSON, MEDIA_A2A_JSON, MEDIA_JSON } from '../../../protocol/constants.js';
+import { A2AError, ERROR_SPECS, type A2AErrorSpec } from '../../../protocol/errors.js';
 
 /**
  * ContentTypeNotSupported with HTTP 415, for hosts that keep A2A v1.0.0's table (ADR 0058). Reason and code are

@@ -6,17 +6,21 @@
  * ETag, is the same under either type.
  */
 import { createHash } from 'node:crypto';
-import type { AgentCard } from '../../protocol/agent-card.js';
-import { withInterfaces } from '../card.js';
-import type { CardSigner } from '../card-signer.js';
-import type { ResolvedHttpOptions } from './http-options.js';
-import { responseMediaType } from './media-type.js';
-import { respond } from './light-response.js';
+import type { AgentCard } from '../../../protocol/agent-card.js';
+import { withInterfaces } from '../../card.js';
+import type { CardSigner } from '../../card-signer.js';
+import { cardToV03, withV03Interfaces } from '../../compat/v03-card.js';
+import type { ResolvedHttpOptions } from '../http-options.js';
+import { responseMediaType } from '../wire/media-type.js';
+import { respond } from '../wire/light-response.js';
 
 interface RenderedCard {
   readonly body: string;
   readonly etag: string;
 }
+
+/** Which card a route serves: the v1.0 card, or (compat on) the v0.3 card (ADR 0099). */
+export type CardForm = 'v1' | 'v0.3';
 
 /** Serves the card; renders (and signs, when signing is configured: ADR 0074) once per origin. */
 export class CardRoute {
@@ -29,6 +33,7 @@ export class CardRoute {
     private readonly options: ResolvedHttpOptions,
     startedAt = Date.now(),
     private readonly signer?: CardSigner,
+    private readonly form: CardForm = 'v1',
   ) {
     // HTTP dates have second precision; compare at that precision.
     this.#lastModifiedMs = Math.floor(startedAt / 1000) * 1000;
@@ -37,16 +42,25 @@ export class CardRoute {
 
   /** The card as served for a base URL. */
   cardFor(baseUrl: string): AgentCard {
-    return withInterfaces(this.card, baseUrl);
+    const card = withInterfaces(this.card, baseUrl);
+    // With compat on, the v1.0 card also lists the v0.3 interfaces, after its own (ADR 0099).
+    return this.options.compat.includes('0.3') ? withV03Interfaces(card) : card;
+  }
+
+  /** The object served for a base URL, signed when signing is configured (each form signs itself). */
+  #served(baseUrl: string): Promise<object> {
+    const card = this.cardFor(baseUrl);
+    if (this.form === 'v1') return this.signer ? this.signer.sign(card, baseUrl) : Promise.resolve(card);
+    const v03 = cardToV03(card, { embedV1Interfaces: true });
+    return this.signer ? this.signer.signServed(v03, baseUrl) : Promise.resolve(v03);
   }
 
   #render(origin: string): Promise<RenderedCard> {
     let r = this.#cache.get(origin);
     if (!r) {
       const baseUrl = this.options.publicBaseUrl ?? origin;
-      const card = this.cardFor(baseUrl);
       // Signed once per rendering, so the body, its signatures and the ETag over them stay the same (ADR 0074).
-      r = (this.signer ? this.signer.sign(card, baseUrl) : Promise.resolve(card)).then((served) => {
+      r = this.#served(baseUrl).then((served) => {
         const body = JSON.stringify(served);
         const etag = `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
         return { body, etag };
@@ -67,8 +81,9 @@ export class CardRoute {
       ETag: r.etag,
       'Last-Modified': this.#lastModified,
       'Cache-Control': `public, max-age=${this.options.cardMaxAgeSeconds}`,
-      // A shared cache must not hand an `application/a2a+json` answer to a client that did not ask for it.
-      Vary: 'Accept',
+      // A shared cache must not hand an `application/a2a+json` answer to a client that did not ask for it, nor,
+      // with compat on, the v0.3 card to a client that asked for v1.0 (ADR 0099).
+      Vary: this.options.compat.includes('0.3') ? 'Accept, A2A-Version' : 'Accept',
     };
     const inm = req.headers.get('if-none-match');
     const ims = req.headers.get('if-modified-since');

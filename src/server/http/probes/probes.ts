@@ -4,7 +4,7 @@
  * server can take sends (the store answers in time, start-up recovery is done, it is not draining). JSON, 200 or
  * 503, never cached.
  */
-import { respond } from './light-response.js';
+import { respond } from '../wire/light-response.js';
 
 /** How long `/readyz` waits for the store before it calls it silent. */
 export const READY_STORE_TIMEOUT_MS = 2000;

@@ -7,29 +7,35 @@
  * Answers are `application/json` whatever the `Accept`: §9 names that type in v1.0.0 and v1.0.1 alike, and
  * every JSON-RPC peer reads it; either JSON type is read on input (ADR 0042).
  */
-import { live } from '../../telemetry/telemetry.js';
-import { MEDIA_JSON, STREAMING_METHODS, type A2AMethod } from '../../protocol/constants.js';
-import type { A2AError } from '../../protocol/errors.js';
-import { InvalidRequestError, MethodNotFoundError, toA2AError } from '../../protocol/errors.js';
-import { toJsonRpcError } from '../../protocol/error-wire.js';
-import { parseParams } from '../../protocol/parse.js';
-import { respond } from './light-response.js';
-import type { RequestHandler } from '../request-handler.js';
-import { parseJsonText, readBodyText } from './body.js';
-import { callerOf, setupCall } from './call-setup.js';
-import type { CallContext } from '../call-context.js';
-import { describeAnswer, describeError, describeRequest, startCallSpan, type CallSpan } from './call-span.js';
-import { startCallTimer, type CallTimer } from './call-timer.js';
-import { authChallengeHeaders } from './auth-challenge.js';
-import { isInternal, logInternalAnswer } from '../observability/error-log.js';
-import type { ServerLogger } from '../observability/logger.js';
-import { errorAnswer } from './error-answer.js';
-import { callLogContext, dispatch, isA2AMethod } from './dispatch.js';
-import type { ResolvedHttpOptions } from './http-options.js';
-import { assertJsonContentType } from './media-type.js';
-import { answerHeaders } from './service-params.js';
-import { sseBody, sseHeaders } from './sse.js';
-import { v03StreamEvent, type V03Method } from '../compat/v03-methods.js';
+import { live } from '../../../telemetry/telemetry.js';
+import { MEDIA_JSON, STREAMING_METHODS, type A2AMethod } from '../../../protocol/constants.js';
+import type { A2AError } from '../../../protocol/errors.js';
+import { InvalidRequestError, MethodNotFoundError, toA2AError } from '../../../protocol/errors.js';
+import { toJsonRpcError } from '../../../protocol/error-wire.js';
+import { parseParams } from '../../../protocol/parse.js';
+import { respond } from '../wire/light-response.js';
+import type { RequestHandler } from '../../request-handler.js';
+import { parseJsonText, readBodyText } from '../wire/body.js';
+import { callerOf, setupCall } from '../call/call-setup.js';
+import type { CallContext } from '../../call-context.js';
+import {
+  describeAnswer,
+  describeError,
+  describeRequest,
+  startCallSpan,
+  type CallSpan,
+} from '../call/call-span.js';
+import { startCallTimer, type CallTimer } from '../call/call-timer.js';
+import { authChallengeHeaders } from '../call/auth-challenge.js';
+import { isInternal, logInternalAnswer } from '../../observability/error-log.js';
+import type { ServerLogger } from '../../observability/logger.js';
+import { errorAnswer } from '../call/error-answer.js';
+import { callLogContext, dispatch, isA2AMethod } from '../call/dispatch.js';
+import type { ResolvedHttpOptions } from '../http-options.js';
+import { assertJsonContentType } from '../wire/media-type.js';
+import { answerHeaders } from '../call/service-params.js';
+import { sseBody, sseHeaders } from '../wire/sse.js';
+import { v03StreamEvent, type V03Method } from '../../compat/v03-methods.js';
 import { legacyMethodOf } from './jsonrpc-v03.js';
 
 type JsonRpcId = string | number | null;
@@ -134,7 +140,11 @@ async function answerJsonRpc(
         span.end();
       }
       headers['Content-Type'] = MEDIA_JSON;
-      const value = legacy ? legacy.result(result.value) : result.value;
+      const signer = handler.cardSigner;
+      const base = () => options.publicBaseUrl ?? url.origin;
+      const value = legacy
+        ? await legacy.result(result.value, signer ? (c) => signer.signServed(c, base()) : undefined)
+        : result.value;
       return respond(200, JSON.stringify({ jsonrpc: '2.0', id, result: value }), headers);
     }
     const rid = id;

@@ -4,9 +4,9 @@
  * that ends the waits of blocking sends and the streams still open when the grace runs out. Reads pass through
  * for as long as the store is open.
  */
-import { IdempotencyCapacityError } from '../../protocol/errors.js';
-import type { RequestHandler } from '../request-handler.js';
-import type { CallContext } from '../call-context.js';
+import { IdempotencyCapacityError } from '../../../protocol/errors.js';
+import type { RequestHandler } from '../../request-handler.js';
+import type { CallContext } from '../../call-context.js';
 
 /** The `Retry-After` of a send refused while draining: another replica can take it at once. */
 export const DRAINING_RETRY_AFTER_SECONDS = 1;
