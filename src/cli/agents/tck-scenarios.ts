@@ -4,7 +4,8 @@
  *
  * The v1.0 kit names every message `tck-<case>-<session>`. The older v0.3 kit (docs/guides/v03-peers.md,
  * "Conformance") names them `test-<case>-message-id-<uuid>` and expects the task they start to stay open: it sends
- * follow-ups to it, reads its history and cancels it. So a `test-` message asks for input, and
+ * follow-ups to it, reads its history and cancels it. So a `test-` message, or any id its generator made
+ * (`<case>-message-id-<uuid>`), asks for input, and
  * `test-resubscribe-message-id` works for twice that kit's streaming timeout before completing.
  */
 import type { Part } from '../../protocol/model.js';
@@ -71,6 +72,14 @@ const workFor =
     await ctx.complete(text);
   };
 
+/** The v0.3 kit's messages: the task waits for more input, so follow-ups, history and cancel have a task. */
+async function stayOpen(ctx: AgentContext): Promise<void> {
+  await ctx.requireInput('Input required: send a follow-up message or cancel');
+}
+
+/** How the v0.3 kit's id generator names messages: `<case>-message-id-<uuid>`, whatever the case's prefix. */
+const V03_KIT_ID = /-message-id-/;
+
 const SCENARIOS: readonly TckScenario[] = [
   { prefix: 'tck-complete-task', run: (ctx) => ctx.complete('Hello from TCK') },
   {
@@ -100,7 +109,7 @@ const SCENARIOS: readonly TckScenario[] = [
   { prefix: 'tck-stream-artifact-chunked', run: chunked },
   { prefix: 'tck-delayed-complete', run: workFor(TCK_DELAY_MS, 'Done after delay') },
   { prefix: 'test-resubscribe-message-id', run: workFor(TCK_V03_RESUBSCRIBE_MS, 'Done after resubscribe') },
-  { prefix: 'test-', run: (ctx) => ctx.requireInput('Input required: send a follow-up message or cancel') },
+  { prefix: 'test-', run: stayOpen },
 ];
 
 /** The scenarios, longest prefix first. */
@@ -110,5 +119,7 @@ export const TCK_SCENARIOS: readonly TckScenario[] = [...SCENARIOS].sort(
 
 /** The scenario a messageId selects, or undefined for the default behaviour. */
 export function tckScenarioFor(messageId: string): TckScenario | undefined {
-  return TCK_SCENARIOS.find((s) => messageId.startsWith(s.prefix));
+  const scenario = TCK_SCENARIOS.find((s) => messageId.startsWith(s.prefix));
+  if (scenario !== undefined || !V03_KIT_ID.test(messageId)) return scenario;
+  return { prefix: '', run: stayOpen };
 }

@@ -28,7 +28,6 @@ import {
   type V03PushConfig,
 } from './schemas.js';
 import { roleToV1 } from './states.js';
-import { InvalidParamsError } from '../errors.js';
 
 /**
  * The metadata flag that marks a v1.0 data part whose value is not an object, wrapped as `{ value }` because a
@@ -122,23 +121,22 @@ export function resubscribeParamsToV1(raw: unknown): SubscribeToTaskRequest {
 /** `tasks/pushNotificationConfig/set` params. */
 export function setPushConfigParamsToV1(raw: unknown): TaskPushNotificationConfig {
   const p = parseWith(V03TaskPushConfigSchema, raw, 'v0.3 TaskPushNotificationConfig');
-  return pushConfigToV1(p.pushNotificationConfig, p.taskId);
+  // v0.3's convention (its reference SDKs): a config set without an id is the task's one config, named by the
+  // task id, so a later get without an id finds it (ADR 0098).
+  const config =
+    p.pushNotificationConfig.id === undefined
+      ? { ...p.pushNotificationConfig, id: p.taskId }
+      : p.pushNotificationConfig;
+  return pushConfigToV1(config, p.taskId);
 }
 
 /**
  * `tasks/pushNotificationConfig/get` params. v0.3 lets a caller omit the config id and get "the" config of the
- * task; v1.0 names one config, so the id is required here (ADR 0098).
+ * task: the one a v0.3 set without an id created, named by the task id (ADR 0098).
  */
 export function getPushConfigParamsToV1(raw: unknown): TaskPushNotificationConfigRef {
   const p = parseWith(V03GetPushConfigParamsSchema, raw, 'v0.3 GetTaskPushNotificationConfigParams');
-  if (p.pushNotificationConfigId === undefined) {
-    throw new InvalidParamsError({
-      message:
-        'Invalid v0.3 GetTaskPushNotificationConfigParams: pushNotificationConfigId is required by this server (list the configs to find it)',
-      metadata: { fields: 'pushNotificationConfigId' },
-    });
-  }
-  return { taskId: p.id, id: p.pushNotificationConfigId };
+  return { taskId: p.id, id: p.pushNotificationConfigId ?? p.id };
 }
 
 /** `tasks/pushNotificationConfig/list` params. */

@@ -152,6 +152,11 @@ describe('the v0.3 kit messages (docs/guides/v03-peers.md, "Conformance")', () =
     expect(next.history?.filter((m) => m.role === 'ROLE_USER')).toHaveLength(2);
     const canceled = await handler.cancelTask({ id: first.id }, localCallContext());
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    // Ids from the kit's generator (`<case>-message-id-<uuid>`) are the kit's too; other ids still complete.
+    const generated = await sendForTask(handler, userMessage('cancel-test-message-id-1', 'go'));
+    expect(generated.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const plain = await sendForTask(handler, userMessage('plain-message-2', 'go'));
+    expect(plain.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
   it(

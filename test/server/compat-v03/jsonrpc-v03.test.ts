@@ -55,6 +55,37 @@ const v03Send = (messageId: string, metadata?: Record<string, unknown>) => ({
 });
 
 describe('v0.3 JSON-RPC with compat on', () => {
+  it('answers a refused tasks/resubscribe as one SSE event holding the error (v0.3 reads it as a stream)', async () => {
+    const res = await fetch(on.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tasks/resubscribe',
+        params: { id: 'no-such-task' },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const frames = (await res.text()).split('\n\n').filter((f) => f.startsWith('data: '));
+    expect(frames).toHaveLength(1);
+    const answer = JSON.parse(frames[0]!.slice('data: '.length)) as { id: number; error: { code: number } };
+    expect(answer).toMatchObject({ id: 7, error: { code: -32001 } });
+    // The same refusal of the v1.0 method stays a plain JSON answer.
+    const v1 = await fetch(on.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'SubscribeToTask',
+        params: { id: 'no-such-task' },
+      }),
+    });
+    expect(v1.headers.get('content-type')).toContain('application/json');
+  });
+
   it('answers message/send with a v0.3 task: kind, kebab state', async () => {
     const r = await rpc(on.url, 'message/send', v03Send('m-plain'));
     expect(r.error).toBeUndefined();

@@ -199,16 +199,32 @@ describe('v0.3 HTTP+JSON errors', () => {
     expect((rpc.json.error as { code: number }).code).toBe(-32008);
   });
 
-  it('refuses tasks/pushNotificationConfig/get without a config id with -32602 naming the field', async () => {
-    const r = await call(on, 'POST', '/', {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tasks/pushNotificationConfig/get',
-      params: { id: 'some-task' },
+  it("a push config set without an id is the task's config, and get without an id reads it (v0.3 convention)", async () => {
+    const rpc = (method: string, params: unknown) =>
+      call(on, 'POST', '/', { jsonrpc: '2.0', id: 1, method, params }).then((r) => r.json);
+    const sent = await rpc('message/send', {
+      message: {
+        kind: 'message',
+        messageId: 'w-push-1',
+        role: 'user',
+        parts: [{ kind: 'text', text: 'hi' }],
+      },
     });
-    const err = r.json.error as { code: number; message: string };
-    expect(err.code).toBe(-32602);
-    expect(err.message).toContain('pushNotificationConfigId');
+    const taskId = (sent.result as { id: string }).id;
+    const set = await rpc('tasks/pushNotificationConfig/set', {
+      taskId,
+      pushNotificationConfig: { url: 'https://example.com/hook', token: 't-1' },
+    });
+    expect(set.error).toBeUndefined();
+    expect((set.result as { pushNotificationConfig: { id: string } }).pushNotificationConfig.id).toBe(taskId);
+    const got = await rpc('tasks/pushNotificationConfig/get', { id: taskId });
+    expect(got.error).toBeUndefined();
+    expect(got.result).toMatchObject({
+      taskId,
+      pushNotificationConfig: { id: taskId, url: 'https://example.com/hook', token: 't-1' },
+    });
+    const missing = await rpc('tasks/pushNotificationConfig/get', { id: 'no-such-task' });
+    expect((missing.error as { code: number }).code).toBe(-32001);
   });
 });
 

@@ -57,6 +57,17 @@ function errorResponse(id: JsonRpcId, err: A2AError, extraHeaders: Record<string
 }
 
 /**
+ * The refusal of a v0.3 `tasks/resubscribe` as one SSE event: v0.3 clients (its conformance kit, @a2a-js/sdk's
+ * compat layer) read that method's answer as a stream whatever it holds (ADR 0098). Credential refusals keep
+ * their plain status, so a client and any proxy still see them.
+ */
+function errorStream(id: JsonRpcId, err: A2AError, extraHeaders: Record<string, string>): Response {
+  if (err.httpStatus === 401 || err.httpStatus === 403) return errorResponse(id, err, extraHeaders);
+  const data = JSON.stringify({ jsonrpc: '2.0', id, error: toJsonRpcError(err) });
+  return respond(200, `data: ${data}\n\n`, sseHeaders(extraHeaders));
+}
+
+/**
  * Handles one JSON-RPC request. Never throws: every failure is a JSON-RPC error response, and an unexpected one
  * (-32603) is logged first, with its stack and the task the call named (ADR 0029). With telemetry the call runs
  * in its SERVER span (ADR 0092).
@@ -183,6 +194,8 @@ async function answerJsonRpc(
       describeError(span, method, ctx, answer);
       span.end();
     }
-    return errorResponse(id, answer, authChallengeHeaders(answer, options));
+    const extra = authChallengeHeaders(answer, options);
+    if (legacy?.v1 === 'SubscribeToTask') return errorStream(id, answer, extra);
+    return errorResponse(id, answer, extra);
   }
 }
