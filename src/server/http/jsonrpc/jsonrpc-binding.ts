@@ -37,6 +37,7 @@ import { answerHeaders } from '../call/service-params.js';
 import { sseBody, sseHeaders } from '../wire/sse.js';
 import { v03StreamEvent, type V03Method } from '../../compat/v03-methods.js';
 import { legacyMethodOf } from './jsonrpc-v03.js';
+import { ATTR } from '../../../telemetry/attributes.js';
 
 type JsonRpcId = string | number | null;
 
@@ -134,6 +135,8 @@ async function answerJsonRpc(
     if (streaming) ctl = new AbortController();
     if (span) describeRequest(span, v1, parsed, parsed.tenant ?? '');
     const wireVersion = legacy ? '0.3' : undefined;
+    // The version the call was read in, not the header's default: a v0.3 caller sends none (ADR 0097).
+    if (span?.span.recording && wireVersion) span.span.setAttribute(ATTR.protocolVersion, wireVersion);
     ctx = setupCall(req, url, v1, parsed.tenant ?? '', caller, options, ctl?.signal, wireVersion);
     const result = await dispatch(
       handler,
