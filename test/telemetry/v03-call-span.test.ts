@@ -53,3 +53,16 @@ it('is 0.3 for a v0.3 method without a header and 1.0 for a v1.0 one', async () 
   expect(versionOf('v03-span-1')).toBe('0.3');
   expect(versionOf('v1-span-1')).toBe('1.0');
 });
+
+it('is 0.3 for a v0.3 REST route without a header', async () => {
+  otel.exporter.reset();
+  const request = { messageId: 'v03-rest-span-1', role: 'ROLE_USER', content: [{ text: 'hi' }] };
+  const res = await fetch(new URL('/v1/message:send', node.url), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ message: request }),
+  });
+  expect(res.status).toBe(200);
+  const server = otel.spans().find((s) => s.kind === KIND.SERVER && s.name === 'SendMessage');
+  expect(server?.attributes['a2a.protocol.version']).toBe('0.3');
+});

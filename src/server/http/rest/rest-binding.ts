@@ -6,6 +6,7 @@
  * another declared type is refused with 400 (A2A v1.0.1; 415 when the host keeps v1.0.0's table, ADR 0058), and
  * JSON answers carry the type the request's `Accept` asks for (ADR 0042).
  */
+import { ATTR } from '../../../telemetry/attributes.js';
 import { live } from '../../../telemetry/telemetry.js';
 import { STREAMING_METHODS } from '../../../protocol/constants.js';
 import type { A2AError } from '../../../protocol/errors.js';
@@ -113,6 +114,8 @@ export function handleRest(
   if (telemetry === undefined)
     return answerRest(req, url, route, handler, options, logger, undefined, timer, legacy);
   const span = startCallSpan(telemetry, req, handler.agentCard.name, route.method);
+  // The version the call was read in, not the header's default: a v0.3 caller sends none (ADR 0100).
+  if (legacy !== undefined && span.span.recording) span.span.setAttribute(ATTR.protocolVersion, '0.3');
   return span.span.run(() => answerRest(req, url, route, handler, options, logger, span, timer, legacy));
 }
 
