@@ -87,13 +87,6 @@ describe.skipIf(!cliBuilt)('a2a-once demo --trace', () => {
     expect(trace.slice(linked + 1).filter((l) => l.includes('=> ledger effect'))).toHaveLength(1);
   }, 120_000);
 
-  it('without --trace prints no trace', async () => {
-    const { code, out } = await run(CLI_PATH, ['demo', '--no-live']);
-    expect(code).toBe(0);
-    expect(out).not.toContain('The trace of');
-    expect(out).toContain('a2a-once demo:');
-  }, 120_000);
-
   it('exits 2 in one line naming the packages when the OpenTelemetry SDK is not installed', async () => {
     // The package as installed without its devDependencies' SDK: dist/ and every dependency but the trace SDK.
     const dir = mkdtempSync(join(tmpdir(), 'a2a-once-no-sdk-'));

@@ -10,6 +10,7 @@ import { countEffects, createAgent, EffectsLog } from '../../src/cli/agents/inde
 import { createA2AServer } from '../../src/server/create-server.js';
 import { serveNode } from '../../src/server/node/index.js';
 import { MemoryTaskStore } from '../../src/store/memory/index.js';
+import { closeNode } from './close-node.js';
 
 /** A running agent. */
 export interface OnceAgent {
@@ -31,7 +32,7 @@ export async function startOnceAgent(): Promise<OnceAgent> {
     url: http.url,
     runs: () => countEffects(log),
     async close() {
-      await http.close();
+      await closeNode(http);
       await server.close();
       rmSync(dir, { recursive: true, force: true });
     },

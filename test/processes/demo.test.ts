@@ -136,7 +136,7 @@ describe.skipIf(!cliBuilt)('a2a-once demo', () => {
     expect(help).toContain('--no-live');
   });
 
-  it('`node dist/cli/bin.js demo` exits 0 and prints the table', async () => {
+  it('`node dist/cli/bin.js demo` exits 0 and prints the table, and no trace', async () => {
     const child = spawn(process.execPath, [CLI_PATH, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -147,5 +147,7 @@ describe.skipIf(!cliBuilt)('a2a-once demo', () => {
     expect(code).toBe(0);
     expect(stdout).toMatch(/side effects at the leaves\s+32\s+4/);
     expect(stdout).toContain('naive: 32 effects for 4 leaves (8 each); a2a-once: 4 (1 each)');
+    // The trace is printed only when asked for (`--trace`, test/cli/demo-trace.test.ts).
+    expect(stdout).not.toContain('The trace of');
   }, 60_000);
 });

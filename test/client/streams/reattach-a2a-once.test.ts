@@ -20,6 +20,7 @@ import type { NodeServerHandle } from '../../../src/server/node/index.js';
 import { MemoryTaskStore } from '../../../src/store/memory/index.js';
 import { FaultProxy, isCall } from '../harness/fault-proxy.js';
 import type { SeenRequest } from '../harness/fault-proxy.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -140,7 +141,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const release of held.splice(0)) release();
   await proxy?.close();
-  await http?.close();
+  if (http) await closeNode(http);
   await server?.close();
 });
 

@@ -14,6 +14,7 @@ import { serveNode, type NodeServerHandle } from '../../../src/server/node/index
 import type { A2AServerOptions } from '../../../src/server/options.js';
 import { MemoryTaskStore } from '../../../src/store/memory/memory-task-store.js';
 import type { TaskStore } from '../../../src/store/task-store.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 /** The store methods that write. */
 export const WRITE_METHODS = new Set([
@@ -107,7 +108,7 @@ export async function startAuthServer(
     server,
     handle,
     close: async () => {
-      await handle.close();
+      await closeNode(handle);
       await server.close();
     },
   };

@@ -12,6 +12,7 @@ import { MemoryTaskStore } from '../../../src/store/memory/index.js';
 import { serveNode, type NodeServerHandle } from '../../../src/server/node/index.js';
 import { A2AClient, cardUrlOf, fetchAgentCard } from '../../../src/client/index.js';
 import { FaultProxy } from '../../client/harness/fault-proxy.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 /** A running child. */
 export interface ChildServer {
@@ -76,7 +77,7 @@ export async function startChild(): Promise<ChildServer> {
     executionsOf: (messageId) => turns.filter((t) => t.message.messageId === messageId).length,
     close: async () => {
       await proxy.close();
-      await node.close();
+      await closeNode(node);
       await Promise.race([server.close(), new Promise((r) => setTimeout(r, 2000))]);
     },
   };

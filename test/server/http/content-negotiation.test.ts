@@ -26,6 +26,7 @@ import {
   V1,
 } from '../../helpers/http.js';
 import { builtinServer, inlineServer } from './fixtures.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const JSON_TYPE = 'application/json';
 const A2A_TYPE = 'application/a2a+json';
@@ -387,7 +388,7 @@ describe('over a real socket', () => {
           await ok.text();
         }
       } finally {
-        await node.close();
+        await closeNode(node);
       }
     },
   );

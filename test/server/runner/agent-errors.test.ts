@@ -28,6 +28,7 @@ import {
   type KeptLine,
   type StoreKind,
 } from '../leases/harness.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const SECRET = 'db password is hunter2';
 /** Where the agent's stack points: this file. A caller must never see it. */
@@ -57,7 +58,7 @@ async function listening(kind: StoreKind, agent: AgentExecutor, extra: Partial<A
   const send = async (message: Record<string, unknown>): Promise<Task> =>
     (await rpc('SendMessage', { message })).task as Task;
   const getTask = async (id: string): Promise<Task> => (await rpc('GetTask', { id })) as unknown as Task;
-  return { server, url: handle.url, rpc, send, getTask, close: () => handle.close() };
+  return { server, url: handle.url, rpc, send, getTask, close: () => closeNode(handle) };
 }
 
 function linesNamed(lines: readonly KeptLine[], message: string): KeptLine[] {
