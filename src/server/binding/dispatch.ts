@@ -71,7 +71,7 @@ export function dispatch<M extends A2AMethod>(
   return result.then(async (r) => {
     if (r.stream) return r;
     const base = baseUrl();
-    const card = secureCard(withInterfaces(r.value as AgentCard, base), auth);
+    const card = secureCard(withInterfaces(r.value as AgentCard, base, handler.grpcInterface), auth);
     // The extended card is signed like the public one (A2A §8.4, ADR 0074).
     return { stream: false, value: handler.cardSigner ? await handler.cardSigner.sign(card, base) : card };
   });
