@@ -86,7 +86,7 @@ export function a2aServiceImplementation(env: GrpcCallEnv): UntypedServiceImplem
             if (out.kind !== 'stream') throw new TypeError(`${method} answered a unary result`);
             return pump(call, out, auth);
           },
-          (err: unknown) => call.destroy(serviceErrorOf(refusal(err), auth)),
+          (err: unknown) => call.emit('error', serviceErrorOf(refusal(err), auth)),
         );
       };
       impl[method] = streaming;
@@ -142,7 +142,7 @@ async function pump(
             'The stream was cut by an unexpected error; the task goes on: re-attach with SubscribeToTask',
         })
       : answer;
-    call.destroy(serviceErrorOf(sent, auth));
+    call.emit('error', serviceErrorOf(sent, auth));
   } finally {
     call.off('cancelled', onCancel);
   }
