@@ -14,9 +14,8 @@ const CALL_ORIGIN = 'http://grpc.a2a-once.invalid';
 /** The metadata of a call as `Headers`. */
 export function headersOf(metadata: Metadata): Headers {
   const headers = new Headers();
-  for (const [key, values] of Object.entries(metadata.getMap())) {
+  for (const key of Object.keys(metadata.getMap())) {
     if (key.endsWith('-bin')) continue;
-    void values;
     for (const v of metadata.get(key)) {
       if (typeof v !== 'string') continue;
       try {
