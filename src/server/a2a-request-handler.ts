@@ -66,6 +66,7 @@ export class A2ARequestHandler implements RequestHandler {
   readonly options: ResolvedServerOptions;
   readonly agentCard: AgentCard;
   readonly cardSigner: CardSigner | undefined;
+  readonly grpcInterface: { readonly url: string; readonly tenant?: string } | undefined;
   readonly runner: Runner;
   /** Takes over tasks whose worker was lost (ADR 0037); `createA2AServer` also runs it on a schedule. */
   readonly recovery: TaskRecovery;
@@ -100,6 +101,7 @@ export class A2ARequestHandler implements RequestHandler {
     this.agentCard = buildAgentCard(o.card, o.store.supportsIdempotency, o.keyTtlMs, delivers);
     this.#required = requiredExtensions(this.agentCard);
     this.cardSigner = o.cardSigning ? new CardSigner(o.cardSigning) : undefined;
+    this.grpcInterface = o.grpcInterface;
     this.#cancel = new TaskCancel({
       store: o.store,
       clock: o.clock,

@@ -101,9 +101,24 @@ export function requiredExtensions(card: AgentCard): string[] {
   return (card.capabilities.extensions ?? []).filter((e) => e.required === true).map((e) => e.uri);
 }
 
-/** The card with default interfaces at `baseUrl` when it declares none (cards are served per origin). */
-export function withInterfaces(card: AgentCard, baseUrl: string): AgentCard {
-  return card.supportedInterfaces.length > 0
-    ? card
-    : { ...card, supportedInterfaces: defaultInterfaces(baseUrl) };
+/**
+ * The card with default interfaces at `baseUrl` when it declares none (cards are served per origin), and the
+ * host's gRPC interface after them when it serves one (docs/guides/grpc.md).
+ */
+export function withInterfaces(
+  card: AgentCard,
+  baseUrl: string,
+  grpc?: { url: string; tenant?: string },
+): AgentCard {
+  if (card.supportedInterfaces.length > 0) return card;
+  const defaults = defaultInterfaces(baseUrl);
+  if (grpc !== undefined) defaults.push(grpcInterfaceOf(grpc));
+  return { ...card, supportedInterfaces: defaults };
+}
+
+/** A gRPC entry of `supportedInterfaces`: `host:port`, binding GRPC, version 1.0 (A2A §10). */
+export function grpcInterfaceOf(grpc: { url: string; tenant?: string }): AgentInterface {
+  const i: AgentInterface = { url: grpc.url, protocolBinding: 'GRPC', protocolVersion: PROTOCOL_VERSION };
+  if (grpc.tenant !== undefined) i.tenant = grpc.tenant;
+  return i;
 }

@@ -5,7 +5,8 @@ import { observeLiveKeys } from './observability/live-keys-gauge.js';
 import { A2ARequestHandler } from './a2a-request-handler.js';
 import { secureServerCards } from './auth/server-cards.js';
 import { createFetchHandler, type FetchHandler } from './http/fetch-handler.js';
-import type { HttpOptions } from './http/http-options.js';
+import { resolveHttpOptions, type HttpOptions, type ResolvedHttpOptions } from './http/http-options.js';
+import type { RequestHandler } from './request-handler.js';
 import type { A2AServerOptions } from './options.js';
 import { RecoverySchedule } from './recovery/recovery-schedule.js';
 import { RetentionSchedule } from './retention/retention-schedule.js';
@@ -29,6 +30,12 @@ export interface A2AServer {
   readonly handler: A2ARequestHandler;
   /** The HTTP surface as `(Request) => Promise<Response>`. */
   readonly fetch: FetchHandler;
+  /**
+   * What another binding calls, for `a2a-once/server/grpc`: the operations behind the drain gate (so a
+   * shutdown refuses its sends and ends its streams like the HTTP ones) and the HTTP options resolved (who may
+   * call, the versions served), so every binding admits a call the same way.
+   */
+  readonly binding: { readonly handler: RequestHandler; readonly options: ResolvedHttpOptions };
   /** Retention on a schedule (ADR 0035), or undefined when the host turned it off (`retention: false`). */
   readonly retention: RetentionSchedule | undefined;
   /**
@@ -78,7 +85,9 @@ export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions
       recovery: () => (recoveryDone ? { ok: true } : { ok: false, detail: 'start-up recovery is running' }),
       draining: () => (gate.draining ? { ok: false, detail: 'the server is shutting down' } : { ok: true }),
     });
-  const fetch = createFetchHandler(gate.guard(handler), options.http, readiness, options.compat);
+  const guarded = gate.guard(handler);
+  const fetch = createFetchHandler(guarded, options.http, readiness, options.compat);
+  const binding = { handler: guarded, options: resolveHttpOptions(options.http, options.compat) };
   const retention = o.retention === false ? undefined : new RetentionSchedule(o.store, o.logger, o.retention);
   retention?.start();
   const recovery =
@@ -100,6 +109,7 @@ export function createA2AServer(options: A2AServerOptions & { http?: HttpOptions
   return {
     handler,
     fetch,
+    binding,
     retention,
     recovery,
     resumeTask: (target, options) => handler.resumeTask(target, options),

@@ -37,6 +37,12 @@ export interface A2AServerOptions {
   compat?: readonly '0.3'[];
   /** What the card says; interfaces default to JSON-RPC at `/` and HTTP+JSON at the root of the serving origin. */
   card: AgentCardInit;
+  /**
+   * A gRPC interface to list on the card after the default JSON-RPC and HTTP+JSON ones (A2A §10; `url` is
+   * `host:port`, no scheme), for a host serving `a2a-once/server/grpc` beside HTTP (docs/guides/grpc.md). Not
+   * used when the card declares its own `supportedInterfaces`.
+   */
+  grpcInterface?: { url: string; tenant?: string };
   /** The extended card for authenticated callers (needs `capabilities.extendedAgentCard`). */
   extendedCard?: AgentCard | ((ctx: CallContext) => AgentCard | Promise<AgentCard>);
   /** Signs the public and the extended card with these keys and serves their JWKS (A2A §8.4, ADR 0074). */
@@ -113,6 +119,7 @@ export interface A2AServerOptions {
 export interface ResolvedServerOptions {
   readonly agent: AgentExecutor;
   readonly card: AgentCardInit;
+  readonly grpcInterface: A2AServerOptions['grpcInterface'];
   readonly extendedCard: A2AServerOptions['extendedCard'];
   readonly cardSigning: CardSigningOptions | undefined;
   readonly store: TaskStore;
@@ -144,6 +151,7 @@ export function resolveServerOptions(o: A2AServerOptions): ResolvedServerOptions
   return {
     agent: o.agent,
     card: o.card,
+    grpcInterface: o.grpcInterface,
     extendedCard: o.extendedCard,
     cardSigning: o.cardSigning,
     store,

@@ -29,6 +29,8 @@ export interface RequestHandler {
   readonly agentCard: AgentCard;
   /** Signs the cards the bindings serve, when the host configured card signing (ADR 0074). */
   readonly cardSigner?: CardSigner | undefined;
+  /** The gRPC interface the cards list after the HTTP ones, when the host serves gRPC (docs/guides/grpc.md). */
+  readonly grpcInterface?: { readonly url: string; readonly tenant?: string } | undefined;
   /** Where the bindings log unexpected errors they answer (ADR 0029); stderr JSON lines when absent. */
   readonly logger?: ServerLogger;
   /** Where the bindings start a SERVER span per call (ADR 0091); none: no span. */

@@ -30,6 +30,14 @@ export const ATTR = {
   childTaskId: 'a2a_once.delegation.child_task_id',
   delegationOutcome: 'a2a_once.delegation.outcome',
   httpStatus: 'http.response.status_code',
+  /** `grpc` on a gRPC call's span (OpenTelemetry RPC conventions), with the service and method. */
+  rpcSystem: 'rpc.system',
+  rpcService: 'rpc.service',
+  rpcMethod: 'rpc.method',
+  /** The numeric gRPC status code a gRPC call answered. */
+  rpcGrpcStatus: 'rpc.grpc.status_code',
+  /** The A2A protocol binding of the call (`GRPC`); HTTP calls go without it. */
+  protocolBinding: 'a2a.protocol.binding',
   url: 'url.full',
 } as const;
 

@@ -8,7 +8,8 @@
  *                  [--max-delegation-depth 8] [--delegation-budget 1h|off] [--effects-log FILE] [--delay-ms N]
  *                  [--auth-token TOKEN]... [--auth-tokens-file FILE] [--jwks URL --issuer I --audience A]
  *                  [--principal-claim sub] [--tenants-claim tenants] [--no-auth] [--sign-card KEY_FILE]
- *                  [--refused-content-type-status 400|415] [--shutdown-grace 10s] [--metrics-port N] [--verbose]
+ *                  [--refused-content-type-status 400|415] [--shutdown-grace 10s] [--metrics-port N] [--grpc-port N]
+ *                  [--verbose]
  *                  [--compat v0.3]
  *
  * `--compat v0.3` also serves A2A v0.3 peers (JSON-RPC, HTTP+JSON under `/v1`, the v0.3 card; ADR 0099,
@@ -47,6 +48,10 @@
  * loaded only then: it needs `@opentelemetry/api`, `@opentelemetry/sdk-metrics` and
  * `@opentelemetry/exporter-prometheus` installed. It prints `a2a-once serve: metrics at URL` on stderr.
  *
+ * `--grpc-port N` (default: off) also serves the gRPC binding (A2A §10, ADR 0108) on `--host`, over the same
+ * server, listed on the card after JSON-RPC and HTTP+JSON (`protocolBinding: "GRPC"`, url `host:port`); it needs
+ * `@grpc/grpc-js` and `protobufjs` installed and prints `a2a-once serve: gRPC at HOST:PORT` on stderr.
+ *
  * The store defaults to SQLite in ./a2a-once.db, so a restarted server still replays the keys it claimed before
  * the restart, and recovers the tasks it left running. Prints exactly one line on stdout,
  * `a2a-once listening on http://HOST:PORT`, when it is ready; what it serves (agent, store, card) and how to stop
@@ -62,6 +67,9 @@ import { MIN_LEASE_MS } from '../../server/runner/turn-lease.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, SHUTDOWN_MARGIN_MS } from '../../server/shutdown.js';
 import { jsonLineLogger } from '../../server/observability/logger.js';
 import { serveNode } from '../../server/node/index.js';
+import type { GrpcServerHandle } from '../../server/grpc/index.js';
+import { prepareGrpc } from './serve-grpc.js';
+import { listenFailure, startMetrics } from './serve-listeners.js';
 import { parseWebhookSecret, WebhookSecretError } from '../../webhook-wire/webhook-wire.js';
 import {
   DEFAULT_DELEGATION_BUDGET_MS,
@@ -83,7 +91,6 @@ import { collect, serveAuth, type ServeAuthFlags } from '../serve-auth.js';
 import { readCardSigningKeys } from '../card-signing-key-file.js';
 import { checkCanListen } from '../port-check.js';
 import { traceFileFromEnv } from '../../otel/span-file.js';
-import type { PrometheusEndpoint, startPrometheusEndpoint } from '../../otel/prometheus-endpoint.js';
 
 /** Default embedded store of `serve`. */
 export const DEFAULT_STORE_URL = 'sqlite:./a2a-once.db';
@@ -115,6 +122,7 @@ interface ServeFlags extends ServeAuthFlags {
   allowPrivateWebhooks?: boolean;
   signCard?: string;
   metricsPort?: string;
+  grpcPort?: string;
   compat?: string;
 }
 
@@ -158,48 +166,6 @@ export function recoveryLine(r: StartupRecoveryReport, intervalMs?: number): str
     `${done}; ${held.held} task(s) still leased by another process (a replica, or the run before this one)` +
     `${first}${every}`
   );
-}
-
-/** What a failed listen means, in words a user can act on. */
-function listenFailure(err: unknown, host: string, port: number, flag = '--port'): Error {
-  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
-  if (code === 'EADDRINUSE')
-    return new Error(
-      `port ${port} on ${host} is in use: pick another with ${flag} N, or ${flag} 0 for any free port`,
-    );
-  if (code === 'EACCES')
-    return new Error(
-      `not allowed to listen on port ${port} on ${host}: pick a port above 1023 with ${flag} N`,
-    );
-  return err instanceof Error ? err : new Error(String(err));
-}
-
-/** The packages `--metrics-port` loads (optional peers of a2a-once). */
-const METRICS_PACKAGES = [
-  '@opentelemetry/api',
-  '@opentelemetry/sdk-metrics',
-  '@opentelemetry/exporter-prometheus',
-] as const;
-
-/**
- * Starts the Prometheus endpoint of `--metrics-port` (ADR 0095), loading OpenTelemetry only now: a `serve`
- * without the flag runs without those packages installed.
- */
-async function startMetrics(host: string, port: number): Promise<PrometheusEndpoint> {
-  let endpoint: { startPrometheusEndpoint: typeof startPrometheusEndpoint };
-  try {
-    endpoint = await import('../../otel/prometheus-endpoint.js');
-  } catch (err) {
-    const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
-    if (code === 'ERR_MODULE_NOT_FOUND')
-      throw new Error(
-        `--metrics-port needs ${METRICS_PACKAGES.join(', ')} installed: npm install ${METRICS_PACKAGES.join(' ')}`,
-      );
-    throw err;
-  }
-  return endpoint.startPrometheusEndpoint(host, port).catch((err: unknown) => {
-    throw listenFailure(err, host, port, '--metrics-port');
-  });
 }
 
 /** `sqlite:./a2a-once.db (/home/me/a2a-once.db)`: the URL as given, and the file it opened. */
@@ -317,6 +283,10 @@ export function run(args: string[], io: CliIO): Promise<number> {
       'serve metrics in Prometheus text at http://HOST:PORT/metrics, 0 for any free port (default: off)',
     )
     .option(
+      '--grpc-port <port>',
+      'also serve the gRPC binding on HOST:PORT, listed on the card; needs @grpc/grpc-js and protobufjs (default: off)',
+    )
+    .option(
       '--compat <version>',
       'also serve A2A v0.3 peers: v0.3 JSON-RPC, v0.3 HTTP+JSON under /v1 and the v0.3 card (default: v1.0 only)',
     )
@@ -346,6 +316,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       : choiceOption('compat', o.compat === '0.3' ? 'v0.3' : o.compat, ['v0.3'] as const);
   const port = portOption(o.port);
   const metricsPort = o.metricsPort === undefined ? undefined : portOption(o.metricsPort);
+  const grpcPort = o.grpcPort === undefined ? undefined : portOption(o.grpcPort);
   const keyTtlMs = durationOption('key-ttl', o.keyTtl, 1);
   const tombstoneTtlMs = durationOption('tombstone-ttl', o.tombstoneTtl);
   // A store on disk is bounded by retention, not memory: no cap unless the operator sets one (ADR 0047).
@@ -391,6 +362,8 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   });
   // The metrics endpoint listens before the store opens too: a port in use fails the command before recovery.
   const metrics = metricsPort === undefined ? undefined : await startMetrics(o.host, metricsPort);
+  // The gRPC packages load (and the port is checked) before the store opens too (ADR 0108).
+  const grpc = grpcPort === undefined ? undefined : await prepareGrpc(o.host, grpcPort, metrics);
   // Internal, for `demo --trace` (ADR 0096): spans to the file the demo named, and to the agent's own clients.
   const tracing = await traceFileFromEnv();
   const traced = tracing ? { telemetry: tracing.telemetry } : {};
@@ -421,6 +394,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
       delegation,
       ...(cardSigning ? { cardSigning } : {}),
       ...(compat ? { compat: ['0.3' as const] } : {}),
+      ...(grpc ? { grpcInterface: grpc.cardInterface } : {}),
       logger: jsonLineLogger(o.verbose === true),
       ...(metrics ? { metrics: metrics.metrics } : {}),
       ...traced,
@@ -435,6 +409,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     throw err;
   }
   let handle;
+  let grpcHandle: GrpcServerHandle | undefined;
   try {
     // Before listening: what the previous run left behind is settled (or running again) by the time we serve.
     if (server.recovery) io.err(recoveryLine(await server.recovery.startup, server.recovery.intervalMs));
@@ -442,8 +417,10 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     handle = await serveNode(server.fetch, { host: o.host, port }).catch((err: unknown) => {
       throw listenFailure(err, o.host, port);
     });
+    if (grpc && grpcPort !== undefined) grpcHandle = await grpc.start(server, o.host, grpcPort, handle.url);
   } catch (err) {
     // Closing stops the schedules, so the process can exit with the error.
+    await handle?.close();
     await server.close();
     await metrics?.close();
     throw err;
@@ -453,6 +430,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   io.out(`a2a-once listening on ${handle.url}`);
   io.err(`a2a-once serve: card at ${handle.url}/.well-known/agent-card.json; Ctrl+C (or SIGTERM) stops it`);
   if (metrics) io.err(`a2a-once serve: metrics at ${metrics.url}`);
+  if (grpcHandle) io.err(`a2a-once serve: gRPC at ${grpcHandle.address}`);
   if (o.verbose === true) {
     io.err(`a2a-once serve: lease ${leaseMs} ms`);
     io.err(
@@ -468,6 +446,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   // margin, and the sockets still open after that are destroyed.
   await Promise.all([
     handle.close({ graceMs: shutdownGraceMs + SHUTDOWN_MARGIN_MS }),
+    grpcHandle?.close({ graceMs: shutdownGraceMs + SHUTDOWN_MARGIN_MS }),
     // Once nothing is left to drain, idle keep-alive connections go too (until then a request on one is answered,
     // not cut: ADR 0088).
     server.close({ graceMs: shutdownGraceMs }).finally(() => handle.server.closeIdleConnections()),

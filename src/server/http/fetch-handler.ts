@@ -39,7 +39,7 @@ export function createFetchHandler(
   // The card states the schemes of the authenticator that runs (ADR 0076); `createA2AServer` already built the
   // handler's card that way, and then this is the same object. It is signed as served (ADR 0074).
   const served = secureCard(handler.agentCard, options.cardAuthenticator);
-  const card = new CardRoute(served, options, undefined, handler.cardSigner);
+  const card = new CardRoute(served, options, undefined, handler.cardSigner, 'v1', handler.grpcInterface);
   // The v0.3 card, served to v0.3 peers when compat is on (ADR 0099).
   const v03Card = options.compat.includes('0.3')
     ? new CardRoute(served, options, undefined, handler.cardSigner, 'v0.3')

@@ -34,6 +34,8 @@ export class CardRoute {
     startedAt = Date.now(),
     private readonly signer?: CardSigner,
     private readonly form: CardForm = 'v1',
+    /** The gRPC interface listed after the HTTP ones (docs/guides/grpc.md). */
+    private readonly grpc?: { readonly url: string; readonly tenant?: string },
   ) {
     // HTTP dates have second precision; compare at that precision.
     this.#lastModifiedMs = Math.floor(startedAt / 1000) * 1000;
@@ -42,7 +44,7 @@ export class CardRoute {
 
   /** The card as served for a base URL. */
   cardFor(baseUrl: string): AgentCard {
-    const card = withInterfaces(this.card, baseUrl);
+    const card = withInterfaces(this.card, baseUrl, this.grpc);
     // With compat on, the v1.0 card also lists the v0.3 interfaces, after its own (ADR 0099).
     return this.options.compat.includes('0.3') ? withV03Interfaces(card) : card;
   }

@@ -6,7 +6,7 @@
 import { VersionNotSupportedError } from '../../../protocol/errors.js';
 import { v03Method, type V03Method } from '../../compat/v03-methods.js';
 import type { ResolvedHttpOptions } from '../http-options.js';
-import { supportedVersions } from '../call/service-params.js';
+import { supportedVersions } from '../../binding/service-params.js';
 
 /** The v0.3 method `name` names, undefined for any other name; throws when v0.3 is not served. */
 export function legacyMethodOf(name: string, options: ResolvedHttpOptions): V03Method | undefined {

@@ -77,6 +77,7 @@ export class DrainGate {
     return {
       agentCard: inner.agentCard,
       ...(inner.cardSigner !== undefined ? { cardSigner: inner.cardSigner } : {}),
+      ...(inner.grpcInterface !== undefined ? { grpcInterface: inner.grpcInterface } : {}),
       ...(inner.logger !== undefined ? { logger: inner.logger } : {}),
       // Every field the bindings read passes through: a dropped `telemetry` silently turned tracing off.
       ...(inner.telemetry !== undefined ? { telemetry: inner.telemetry } : {}),

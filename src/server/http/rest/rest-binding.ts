@@ -16,7 +16,7 @@ import { parseParams } from '../../../protocol/parse.js';
 import { respond } from '../wire/light-response.js';
 import type { RequestHandler } from '../../request-handler.js';
 import { parseJsonText, readBodyText } from '../wire/body.js';
-import { callerOf, setupCall } from '../call/call-setup.js';
+import { callerOf, setupCall } from '../../binding/call-setup.js';
 import type { CallContext } from '../../call-context.js';
 import {
   describeAnswer,
@@ -24,17 +24,17 @@ import {
   describeRequest,
   startCallSpan,
   type CallSpan,
-} from '../call/call-span.js';
-import { startCallTimer, type CallTimer } from '../call/call-timer.js';
+} from '../../binding/call-span.js';
+import { startCallTimer, type CallTimer } from '../../binding/call-timer.js';
 import { authChallengeHeaders } from '../call/auth-challenge.js';
 import { isInternal, logInternalAnswer } from '../../observability/error-log.js';
 import type { ServerLogger } from '../../observability/logger.js';
-import { errorAnswer } from '../call/error-answer.js';
-import { callLogContext, dispatch } from '../call/dispatch.js';
+import { errorAnswer } from '../../binding/error-answer.js';
+import { callLogContext, dispatch } from '../../binding/dispatch.js';
 import type { ResolvedHttpOptions } from '../http-options.js';
 import { assertJsonContentType, responseMediaType } from '../wire/media-type.js';
 import type { RestMatch } from './rest-routes.js';
-import { answerHeaders } from '../call/service-params.js';
+import { answerHeaders } from '../../binding/service-params.js';
 import { sseBody, sseHeaders } from '../wire/sse.js';
 import { MEDIA_JSON } from '../../../protocol/constants.js';
 import { v03RestStreamEvent, type V03RestMatch } from '../../compat/v03-rest-routes.js';

@@ -3,10 +3,10 @@
  * answer, or to its end for a stream, recorded as `a2a_once.server.call.duration` by method and outcome. Only
  * built when the host's metrics sink records histograms: otherwise no clock is read.
  */
-import type { A2AMethod } from '../../../protocol/constants.js';
-import { ATTR } from '../../../telemetry/attributes.js';
-import { METRIC, OUTCOME_ATTR } from '../../observability/metric-names.js';
-import { secondsSince, type HistogramSink } from '../../observability/metrics.js';
+import type { A2AMethod } from '../../protocol/constants.js';
+import { ATTR } from '../../telemetry/attributes.js';
+import { METRIC, OUTCOME_ATTR } from '../observability/metric-names.js';
+import { secondsSince, type HistogramSink } from '../observability/metrics.js';
 
 /** A call's timer; only its first `done` records. */
 export interface CallTimer {

@@ -3,11 +3,11 @@
  * headers carry, named by the A2A method, attributed as the OpenTelemetry A2A conventions say, and active while
  * the handler runs, so the agent turn a send starts is its child. Only built when the host passed telemetry.
  */
-import { HEADER_VERSION, PROTOCOL_VERSION, type A2AMethod } from '../../../protocol/constants.js';
-import type { A2AError } from '../../../protocol/errors.js';
-import { ATTR } from '../../../telemetry/attributes.js';
-import type { Telemetry, TelemetrySpan } from '../../../telemetry/telemetry.js';
-import type { CallContext } from '../../call-context.js';
+import { HEADER_VERSION, PROTOCOL_VERSION, type A2AMethod } from '../../protocol/constants.js';
+import type { A2AError } from '../../protocol/errors.js';
+import { ATTR } from '../../telemetry/attributes.js';
+import type { Telemetry, TelemetrySpan } from '../../telemetry/telemetry.js';
+import type { CallContext } from '../call-context.js';
 
 /** A call's span; `end` may be called more than once (a stream ends it when it closes). */
 export interface CallSpan {

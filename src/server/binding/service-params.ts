@@ -7,9 +7,9 @@ import {
   HEADER_EXTENSIONS,
   HEADER_VERSION,
   PROTOCOL_VERSION,
-} from '../../../protocol/constants.js';
-import type { CallContext } from '../../call-context.js';
-import { VersionNotSupportedError } from '../../../protocol/errors.js';
+} from '../../protocol/constants.js';
+import type { CallContext } from '../call-context.js';
+import { VersionNotSupportedError } from '../../protocol/errors.js';
 
 /**
  * Checks the requested version. 1.0 is served; a missing or empty header is served as 1.0 (a v1.0-only server

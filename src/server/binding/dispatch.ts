@@ -2,17 +2,17 @@
  * One table from A2A method to handler call, shared by both bindings so they cannot drift apart (A2A §5.1:
  * every binding MUST provide the same operations with the same behaviour).
  */
-import { IDEMPOTENCY_METADATA_KEY } from '../../../idempotency/index.js';
-import type { AgentCard } from '../../../protocol/agent-card.js';
-import type { A2AMethod } from '../../../protocol/constants.js';
-import type { StreamResponse } from '../../../protocol/model.js';
-import type { ParamsOf } from '../../../protocol/parse.js';
-import type { CallContext } from '../../call-context.js';
-import type { Authenticator } from '../../auth/authenticator.js';
-import { secureCard } from '../../auth/card-security.js';
-import { withInterfaces } from '../../card.js';
-import type { RequestHandler } from '../../request-handler.js';
-import { CRASH_ARMED, reachCrashPoint } from '../../testing/crash-points.js';
+import { IDEMPOTENCY_METADATA_KEY } from '../../idempotency/index.js';
+import type { AgentCard } from '../../protocol/agent-card.js';
+import type { A2AMethod } from '../../protocol/constants.js';
+import type { StreamResponse } from '../../protocol/model.js';
+import type { ParamsOf } from '../../protocol/parse.js';
+import type { CallContext } from '../call-context.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { secureCard } from '../auth/card-security.js';
+import { withInterfaces } from '../card.js';
+import type { RequestHandler } from '../request-handler.js';
+import { CRASH_ARMED, reachCrashPoint } from '../testing/crash-points.js';
 
 /** A unary result or a stream. */
 export type DispatchResult =
@@ -71,7 +71,7 @@ export function dispatch<M extends A2AMethod>(
   return result.then(async (r) => {
     if (r.stream) return r;
     const base = baseUrl();
-    const card = secureCard(withInterfaces(r.value as AgentCard, base), auth);
+    const card = secureCard(withInterfaces(r.value as AgentCard, base, handler.grpcInterface), auth);
     // The extended card is signed like the public one (A2A §8.4, ADR 0074).
     return { stream: false, value: handler.cardSigner ? await handler.cardSigner.sign(card, base) : card };
   });

@@ -3,10 +3,10 @@
  * caller's bad input, answered INVALID_PARAMS, never INTERNAL (ADR 0059); since the door should have refused
  * that text first, the slip is logged, so the gap gets closed.
  */
-import { A2AError, InvalidParamsError, toA2AError } from '../../../protocol/errors.js';
-import { isUnstorableTextError } from '../../../store/sql/unstorable-text-error.js';
-import { errorFields, logSafely } from '../../observability/error-log.js';
-import type { LogFields, ServerLogger } from '../../observability/logger.js';
+import { A2AError, InvalidParamsError, toA2AError } from '../../protocol/errors.js';
+import { isUnstorableTextError } from '../../store/sql/unstorable-text-error.js';
+import { errorFields, logSafely } from '../observability/error-log.js';
+import type { LogFields, ServerLogger } from '../observability/logger.js';
 
 /** What the log line of a call may say (the key only as a hash). */
 export interface CallForLog {

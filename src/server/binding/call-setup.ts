@@ -2,12 +2,12 @@
  * What both bindings do before dispatch: authenticate the caller (before the body is read, ADR 0075), check the
  * version, check the tenant against the caller's grant, read the requested extensions, and build the CallContext.
  */
-import { LEASE_RENEWAL_HEADER } from '../../../delegation/delegation-wire.js';
-import type { A2AMethod } from '../../../protocol/constants.js';
-import { UnauthenticatedError } from '../../../protocol/errors.js';
-import { authenticateRequest, checkTenant, type Caller } from '../../auth/request-auth.js';
-import type { CallContext } from '../../call-context.js';
-import type { ResolvedHttpOptions } from '../http-options.js';
+import { LEASE_RENEWAL_HEADER } from '../../delegation/delegation-wire.js';
+import type { A2AMethod } from '../../protocol/constants.js';
+import { UnauthenticatedError } from '../../protocol/errors.js';
+import { authenticateRequest, checkTenant, type Caller } from '../auth/request-auth.js';
+import type { CallContext } from '../call-context.js';
+import type { ResolvedHttpOptions } from '../http/http-options.js';
 import { checkVersion, requestedExtensions, supportedVersions } from './service-params.js';
 
 /**

@@ -1,0 +1,47 @@
+/**
+ * gRPC metadata as the HTTP bindings' headers (A2A §10): `a2a-version`, `a2a-extensions` (one
+ * comma-separated entry, or several entries), `authorization` and the trace context travel as ASCII metadata,
+ * so a call is admitted through the very checks an HTTP request is (version, extensions, the Authenticator),
+ * which read a web `Request`. Binary (`-bin`) entries are not headers and are left out.
+ */
+import { Metadata } from '@grpc/grpc-js';
+import { HEADER_ADMISSION, HEADER_EXTENSIONS } from '../../protocol/constants.js';
+import type { CallContext } from '../call-context.js';
+
+/** The origin of the `Request` view of a gRPC call (never fetched; authenticators read only its headers). */
+const CALL_ORIGIN = 'http://grpc.a2a-once.invalid';
+
+/** The metadata of a call as `Headers`. */
+export function headersOf(metadata: Metadata): Headers {
+  const headers = new Headers();
+  for (const key of Object.keys(metadata.getMap())) {
+    if (key.endsWith('-bin')) continue;
+    for (const v of metadata.get(key)) {
+      if (typeof v !== 'string') continue;
+      try {
+        headers.append(key, v);
+      } catch {
+        // A value no HTTP header could carry: it cannot name a version, an extension or a credential either.
+      }
+    }
+  }
+  return headers;
+}
+
+/** The `Request` the shared admission reads: the call's path, its metadata as headers. */
+export function requestViewOf(path: string, metadata: Metadata): Request {
+  return new Request(`${CALL_ORIGIN}${path}`, { method: 'POST', headers: headersOf(metadata) });
+}
+
+/**
+ * The answer's metadata: the `a2a-extensions` echo of what the server activated, and `a2a-once-admission`
+ * (how a send was admitted), as the HTTP bindings send them as headers.
+ */
+export function answerMetadata(ctx: CallContext | undefined): Metadata {
+  const md = new Metadata();
+  if (ctx === undefined) return md;
+  if (ctx.activatedExtensions.size > 0)
+    md.set(HEADER_EXTENSIONS.toLowerCase(), [...ctx.activatedExtensions].join(', '));
+  if (ctx.notes?.admission !== undefined) md.set(HEADER_ADMISSION.toLowerCase(), ctx.notes.admission);
+  return md;
+}
