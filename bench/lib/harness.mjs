@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 export const BENCH_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 export const SERVERS = join(BENCH_DIR, 'servers');
 const LOAD = join(BENCH_DIR, 'lib', 'load.mjs');
+const GRPC_LOAD = join(BENCH_DIR, 'lib', 'grpc-load.mjs');
 
 /** `--duration 5 --warmup 2 --rounds 3 --connections 16`, each also from BENCH_DURATION etc. */
 export function benchOptions(argv = process.argv.slice(2), defaults = {}) {
@@ -86,7 +87,7 @@ function exited(child) {
   });
 }
 
-/** Starts `bench/servers/<script>` on CPU 0; resolves once it printed its URL. */
+/** Starts `bench/servers/<script>` on CPU 0; resolves once it printed its URL (`http://` or `grpc://`). */
 export async function startServer(script, args = [], nodeFlags = []) {
   const [cmd, cmdArgs] = pinned(0, [process.execPath, ...nodeFlags, join(SERVERS, script), ...args]);
   const spawnedAt = performance.now();
@@ -99,7 +100,7 @@ export async function startServer(script, args = [], nodeFlags = []) {
     const timer = setTimeout(() => reject(new Error(`${script} did not start in 30 s\n${err}`)), 30_000);
     child.stdout.on('data', (d) => {
       out += d;
-      const m = /^(http:\/\/\S+)\r?\n/m.exec(out);
+      const m = /^((?:http|grpc):\/\/\S+)\r?\n/m.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);
@@ -128,11 +129,13 @@ export async function startServer(script, args = [], nodeFlags = []) {
 }
 
 /**
- * Runs the load generator (lib/load.mjs, autocannon) on CPU 1 in its own process.
- * cfg: { url, connections, warmup, duration, keyed, check: 'raw' | 'task' }. Resolves with its JSON result.
+ * Runs the load generator on CPU 1 in its own process: lib/load.mjs (autocannon) for an `http://` URL,
+ * lib/grpc-load.mjs for a `grpc://` one. cfg: { url, connections, warmup, duration, keyed, check: 'raw' | 'task',
+ * method?, binding? }. Resolves with its JSON result.
  */
 export async function runLoad(cfg) {
-  const [cmd, cmdArgs] = pinned(1, [process.execPath, LOAD, JSON.stringify(cfg)]);
+  const script = cfg.url.startsWith('grpc://') ? GRPC_LOAD : LOAD;
+  const [cmd, cmdArgs] = pinned(1, [process.execPath, script, JSON.stringify(cfg)]);
   const child = track(spawn(cmd, cmdArgs, { stdio: ['pipe', 'pipe', 'inherit'], detached: true }));
   let out = '';
   child.stdout.on('data', (d) => (out += d));
@@ -216,6 +219,7 @@ async function measureOnce(target, opts) {
       keyed: !!target.keyed,
       check: target.check,
       method: target.method ?? 'send',
+      binding: target.binding ?? 'jsonrpc',
     });
     const after = cpuSnapshot(server.child.pid);
     r.otherCpu = otherCpu(before, after, r.loadCpuSeconds);

@@ -2,8 +2,11 @@
 // per connection, a fresh SendMessage body (new messageId, and a new key when keyed) for every request, and every
 // response checked. Prints one JSON line: { rps, p50, p99, checked, failures, ... }.
 //
-// argv[2]: JSON { url, connections, warmup, duration, keyed, check: 'raw' | 'task', method?: 'send' | 'get' }
+// argv[2]: JSON { url, connections, warmup, duration, keyed, check: 'raw' | 'task', method?: 'send' | 'get',
+//   binding?: 'jsonrpc' | 'rest' }
 // method 'get': first creates 256 tasks with (keyed) SendMessage, then measures GetTask of those tasks, in turn.
+// binding 'rest' (send only): POST /message:send with the bare SendMessageRequest, answered with the bare
+// SendMessageResponse ({ task }), as the HTTP+JSON binding has it.
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 
@@ -22,11 +25,20 @@ const { mintKey, IDEMPOTENCY_METADATA_KEY, IDEMPOTENCY_EXTENSION_URI } = cfg.key
 
 let rpcId = 0;
 const GET = cfg.method === 'get';
+const REST = cfg.binding === 'rest';
+if (REST && GET) throw new Error('the REST binding is measured for SendMessage only');
 // String templates rather than JSON.stringify keep the load generator's cost per request small and equal.
 function sendBody() {
+  if (REST) return restSendBody();
   const head = `{"jsonrpc":"2.0","id":${++rpcId},"method":"SendMessage","params":{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"${TEXT}"}]`;
   if (!cfg.keyed) return `${head}}}}`;
   return `${head},"metadata":{"${IDEMPOTENCY_METADATA_KEY}":"${mintKey()}"},"extensions":["${IDEMPOTENCY_EXTENSION_URI}"]}}}`;
+}
+
+function restSendBody() {
+  const head = `{"message":{"messageId":"${randomUUID()}","role":"ROLE_USER","parts":[{"text":"${TEXT}"}]`;
+  if (!cfg.keyed) return `${head}}}`;
+  return `${head},"metadata":{"${IDEMPOTENCY_METADATA_KEY}":"${mintKey()}"},"extensions":["${IDEMPOTENCY_EXTENSION_URI}"]}}`;
 }
 
 /** Creates the tasks a GetTask run reads: 256 sends, 16 at a time, each checked. */
@@ -76,11 +88,11 @@ function onResponse(status, text) {
   } catch {
     return fail('response is not JSON', text);
   }
-  if (json.error !== undefined) return fail(`JSON-RPC error ${json.error?.code}`, text);
-  if (json.result === undefined) return fail('no JSON-RPC result', text);
+  if (!REST && json.error !== undefined) return fail(`JSON-RPC error ${json.error?.code}`, text);
+  if (!REST && json.result === undefined) return fail('no JSON-RPC result', text);
   // A blocking send of the echo agent must answer with the finished task: anything else is a different workload.
   // GetTask answers with the task itself.
-  const task = GET ? json.result : json.result.task;
+  const task = REST ? json.task : GET ? json.result : json.result.task;
   if (cfg.check === 'task' && task?.status?.state !== 'TASK_STATE_COMPLETED') {
     notCompleted++;
     fail('task not COMPLETED in the response', text);
@@ -121,7 +133,7 @@ function run(seconds) {
     requests: [
       {
         method: 'POST',
-        path: '/',
+        path: REST ? '/message:send' : '/',
         setupRequest: (req) => ({ ...req, body: body() }),
         onResponse,
       },

@@ -1,6 +1,7 @@
 // a2a-once (built dist/) serving its echo agent. argv[2] picks the store: memory | sqlite:PATH | postgres://...
 // (| sqlite-normal:PATH, below). argv[3] `otel`: with `telemetry: openTelemetry()` and no tracer provider
-// registered, the set-up whose cost telemetry-cost.mjs measures.
+// registered, the set-up whose cost telemetry-cost.mjs measures; argv[3] `grpc`: the gRPC binding
+// (`serveGrpc`) instead of HTTP, printing `grpc://127.0.0.1:PORT`.
 // The memory store's key cap is raised far above what a run sends, so the keyed run measures sends, not 503
 // refusals; the disk stores run at their default, no cap (retention bounds them), as a production server does.
 import { createA2AServer } from '../../dist/server/index.js';
@@ -31,20 +32,38 @@ const server = createA2AServer({
   ...(telemetry ? { telemetry } : {}),
   ...(storeUrl === 'memory' ? { maxKeysPerScope: 10_000_000 } : {}),
 });
-const handle = await serveNode(server.fetch, { host: '127.0.0.1', port: 0 });
-process.stdout.write(`${handle.url}\n`);
+if (process.argv[3] === 'grpc') {
+  const { serveGrpc } = await import('../../dist/server/grpc/index.js');
+  const grpc = await serveGrpc(server, { host: '127.0.0.1', port: 0 });
+  process.stdout.write(`grpc://${grpc.address}\n`);
+  const stop = () =>
+    grpc
+      .close({ graceMs: 500 })
+      .then(() => server.close())
+      .finally(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  exitWithParent(stop);
+} else {
+  await serveHttp();
+}
 
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  handle.server.closeAllConnections();
-  await Promise.race([
-    handle.close().then(() => server.close()),
-    new Promise((r) => setTimeout(r, 2000).unref()),
-  ]);
-  process.exit(0);
-};
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
-exitWithParent(stop);
+async function serveHttp() {
+  const handle = await serveNode(server.fetch, { host: '127.0.0.1', port: 0 });
+  process.stdout.write(`${handle.url}\n`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    handle.server.closeAllConnections();
+    await Promise.race([
+      handle.close().then(() => server.close()),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  exitWithParent(stop);
+}

@@ -23,3 +23,15 @@ export function listenAndAnnounce(server, onClose = async () => {}) {
 export function exitWithParent(stop) {
   process.stdin.on('end', stop).on('error', stop).resume();
 }
+
+/** Prints a gRPC server's address as `grpc://127.0.0.1:PORT` and stops it (`shutdown`) on SIGTERM/SIGINT. */
+export function announceGrpc(port, shutdown) {
+  process.stdout.write(`grpc://127.0.0.1:${port}\n`);
+  const stop = () => {
+    shutdown();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  exitWithParent(stop);
+}

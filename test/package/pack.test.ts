@@ -2,14 +2,16 @@
  * The package works as a user installs it (ADR 0060): from `npm pack`, in a fresh folder, `npm install` of the
  * tarball brings the embedded SQLite default along (an optional dependency), `npx a2a-once serve` serves on it
  * and `npx a2a-once demo` runs as the README shows; and every subpath export's types resolve with
- * `skipLibCheck: false` under `moduleResolution` node16 and bundler: all but the node:http adapter with no
- * `@types/*` package at all, the adapter with `@types/node` alone (never a driver's types).
+ * `skipLibCheck: false` under `moduleResolution` node16 and bundler: all but the node:http adapter and the gRPC
+ * binding with no `@types/*` package at all, the adapter with `@types/node` alone (never a driver's types), the
+ * gRPC binding with `@types/node` and its optional peers `@grpc/grpc-js` and `protobufjs`, which its user installs.
  *
  * Where npm's cache and the registry cannot supply the dependencies the test is skipped with a notice; under
  * `CI=true` it fails instead, so CI never silently checks less than it claims.
  */
 import { spawn } from 'node:child_process';
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -18,7 +20,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   freshParent,
@@ -34,6 +36,7 @@ const SUBPATHS = [
   'a2a-once',
   'a2a-once/server',
   'a2a-once/server/node',
+  'a2a-once/server/grpc',
   'a2a-once/client',
   'a2a-once/stores/sqlite',
   'a2a-once/stores/postgres',
@@ -42,6 +45,10 @@ const SUBPATHS = [
 ] as const;
 /** The node:http adapter: its types are node's own. */
 const NODE_ADAPTER = 'a2a-once/server/node';
+/** The gRPC binding: its types name grpc-js's and protobufjs's (optional peers, so not in the install). */
+const GRPC_SUBPATHS: readonly string[] = ['a2a-once/server/grpc'];
+/** What resolves with no type package at all. */
+const PORTABLE = SUBPATHS.filter((s) => s !== NODE_ADAPTER && !GRPC_SUBPATHS.includes(s));
 
 const TSC = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
 
@@ -64,18 +71,20 @@ afterAll(() => {
 });
 
 /**
- * A second project beside the install, holding the installed package and `@types/node` (linked from this
- * repository, not fetched: the one types package a Node TypeScript project has anyway), so the install itself
- * stays without any `@types/*`.
+ * A copy of the install with `@types/node`, `@grpc/grpc-js` and `protobufjs` added (linked from this repository,
+ * not fetched: the one types package a Node TypeScript project has anyway, and the peers a user of the gRPC
+ * binding installs), so the install itself stays without any `@types/*` or peer. A copy rather than a link to
+ * the installed package: TypeScript resolves a link to its real path, whose node_modules would lack the peers.
  */
 function withNodeTypes(appDir: string): string {
   const dir = join(parent, 'app-with-node-types');
-  const modules = join(dir, 'node_modules');
   if (!existsSync(dir)) {
-    mkdirSync(join(modules, '@types'), { recursive: true });
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app-with-node-types', type: 'module' }));
-    symlinkSync(join(appDir, 'node_modules', 'a2a-once'), join(modules, 'a2a-once'), 'dir');
-    symlinkSync(join(REPO, 'node_modules', '@types', 'node'), join(modules, '@types', 'node'), 'dir');
+    cpSync(appDir, dir, { recursive: true, verbatimSymlinks: true });
+    const modules = join(dir, 'node_modules');
+    for (const name of ['@types/node', '@grpc/grpc-js', 'protobufjs']) {
+      mkdirSync(dirname(join(modules, name)), { recursive: true });
+      symlinkSync(join(REPO, 'node_modules', name), join(modules, name), 'dir');
+    }
   }
   return dir;
 }
@@ -157,6 +166,28 @@ describe('the packed package, installed in a fresh folder', () => {
     expect(failed!.stderr).not.toMatch(/at .*\.js:\d+/); // a sentence, not a stack trace
   }, 90_000);
 
+  it('`serve --grpc-port` without the gRPC packages says which to install, and serves nothing', async ({
+    skip,
+  }) => {
+    const dir = installed(skip);
+    // The gRPC packages are optional peers, so the packed install has neither (ADR 0108).
+    expect(existsSync(join(dir, 'node_modules/@grpc/grpc-js'))).toBe(false);
+    const failed = await run(
+      join(dir, 'node_modules/.bin/a2a-once'),
+      ['serve', '--port', '0', '--grpc-port', '0'],
+      dir,
+      60_000,
+    ).then(
+      () => undefined,
+      (e: { stderr?: string; cause?: { code?: unknown } }) => e,
+    );
+    expect(failed, 'serve --grpc-port started without the packages').toBeDefined();
+    expect(failed!.cause?.code).not.toBe(0);
+    expect(failed!.stderr).toContain('npm install @grpc/grpc-js protobufjs');
+    expect(failed!.stderr).not.toMatch(/listening on/);
+    expect(failed!.stderr).not.toMatch(/at .*\.js:\d+/); // a sentence, not a stack trace
+  }, 90_000);
+
   it('`npx a2a-once` is the installed CLI', async ({ skip }) => {
     const dir = installed(skip);
     const ours = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
@@ -221,11 +252,12 @@ describe('the packed package, installed in a fresh folder', () => {
         skip,
       }) => {
         const dir = installed(skip);
-        const subpaths = SUBPATHS.filter((s) => s !== NODE_ADAPTER);
-        expect(await compile(dir, 'portable', subpaths, [])).toBe('');
+        expect(await compile(dir, 'portable', PORTABLE, [])).toBe('');
       }, 240_000);
 
-      it('every subpath, the adapter included, resolves with @types/node alone', async ({ skip }) => {
+      it('every subpath resolves with @types/node (and the gRPC peers for the gRPC binding)', async ({
+        skip,
+      }) => {
         const dir = withNodeTypes(installed(skip));
         expect(await compile(dir, 'everything', SUBPATHS, ['node'])).toBe('');
       }, 240_000);

@@ -1,0 +1,103 @@
+// Keyed SendMessage over each binding, JSON-RPC, HTTP+JSON (REST) and gRPC, side by side with @a2a-js/sdk 1.3.0
+// over JSON-RPC and over its own gRPC server, in one run, on the memory store. Blocking SendMessage of the echo
+// agent, a fresh message (and key) per call, every answer checked.
+//
+//   node bench/bindings.mjs [--duration 10] [--warmup 2] [--rounds 3] [--connections 16]
+//
+// gRPC load: lib/grpc-load.mjs, `connections` channels each on its own HTTP/2 connection, one call in flight on
+// each (the shape autocannon gives the HTTP rows). Never exits non-zero for a missed target.
+import {
+  benchOptions,
+  describeMethod,
+  int,
+  measure,
+  ms,
+  printFailures,
+  printTable,
+  ratio,
+  summarize,
+  loadWarning,
+  median,
+} from './lib/harness.mjs';
+
+const JS_JSONRPC = '@a2a-js/sdk JSON-RPC';
+const JS_GRPC = '@a2a-js/sdk gRPC';
+const ONCE_JSONRPC = 'a2a-once keyed JSON-RPC';
+const ONCE_REST = 'a2a-once keyed REST';
+const ONCE_GRPC = 'a2a-once keyed gRPC';
+const ONCE_GRPC_UNKEYED = 'a2a-once unkeyed gRPC';
+const TARGETS = [
+  { name: JS_JSONRPC, script: 'a2a-js.mjs', check: 'task' },
+  { name: JS_GRPC, script: 'a2a-js-grpc.mjs', check: 'task' },
+  { name: ONCE_JSONRPC, script: 'a2a-once.mjs', args: ['memory'], check: 'task', keyed: true },
+  { name: ONCE_REST, script: 'a2a-once.mjs', args: ['memory'], check: 'task', keyed: true, binding: 'rest' },
+  { name: ONCE_GRPC, script: 'a2a-once.mjs', args: ['memory', 'grpc'], check: 'task', keyed: true },
+  { name: ONCE_GRPC_UNKEYED, script: 'a2a-once.mjs', args: ['memory', 'grpc'], check: 'task' },
+];
+
+const opts = benchOptions();
+console.log('# Keyed SendMessage per binding (blocking, echo agent, memory store)');
+console.log(describeMethod(opts));
+loadWarning();
+
+// Rounds interleave the targets and alternate their order, as in send-message.mjs.
+const runs = new Map(TARGETS.map((t) => [t.name, []]));
+for (let round = 1; round <= opts.rounds; round++) {
+  for (const t of round % 2 === 1 ? TARGETS : [...TARGETS].reverse()) {
+    const r = await measure(t, opts);
+    runs.get(t.name).push(r);
+    const bad = r.failures.reduce((a, f) => a + f.count, 0);
+    console.log(
+      `  round ${round}/${opts.rounds} ${t.name.padEnd(24)} ${int(r.rps).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)} ms  CPU server ${r.serverCpu.toFixed(2)} load ${r.loadCpu.toFixed(2)} other ${r.otherCpu.toFixed(2)}${bad ? `  ${bad} FAILED` : ''}`,
+    );
+  }
+}
+
+const s = new Map([...runs].map(([name, rs]) => [name, summarize(rs)]));
+console.log('');
+printTable(
+  ['target', 'req/s (median)', 'range', 'p50 ms', 'p99 ms', 'other CPU (max)', 'checked', 'failed'],
+  [...s].map(([name, x]) => [
+    name,
+    int(x.rps),
+    `${int(x.min)}–${int(x.max)}`,
+    ms(x.p50),
+    ms(x.p99),
+    x.otherCpu.toFixed(2),
+    int(x.requests),
+    int(x.failed),
+  ]),
+);
+
+const verdict = (ok) => (ok ? 'PASS' : 'FALL SHORT');
+// Medians of per-round ratios: two measurements seconds apart drift less than two medians a run apart.
+const perRound = (a, b) => median(runs.get(a).map((r, i) => r.rps / runs.get(b)[i].rps));
+const roundRatios = (a, b) =>
+  runs
+    .get(a)
+    .map((r, i) => (r.rps / runs.get(b)[i].rps).toFixed(2))
+    .join(' ');
+const row = (label, a, b, target) => {
+  const m = perRound(a, b);
+  return [
+    label,
+    m.toFixed(2),
+    roundRatios(a, b),
+    ratio(s.get(a).rps, s.get(b).rps),
+    target === undefined ? '' : `>= ${target.toFixed(2)}  ${verdict(m >= target)}`,
+  ];
+};
+console.log('');
+printTable(
+  ['ratio', 'median per round', 'per round', 'of medians', 'target'],
+  [
+    row('a2a-once keyed gRPC / @a2a-js gRPC', ONCE_GRPC, JS_GRPC, 3),
+    row('a2a-once keyed JSON-RPC / @a2a-js JSON-RPC', ONCE_JSONRPC, JS_JSONRPC, 3),
+    row('a2a-once keyed REST / @a2a-js JSON-RPC', ONCE_REST, JS_JSONRPC),
+    row('a2a-once keyed gRPC / keyed JSON-RPC', ONCE_GRPC, ONCE_JSONRPC),
+    row('a2a-once keyed / unkeyed gRPC', ONCE_GRPC, ONCE_GRPC_UNKEYED),
+    row('@a2a-js gRPC / @a2a-js JSON-RPC', JS_GRPC, JS_JSONRPC),
+  ],
+);
+
+if (!printFailures(s)) console.log('\nThis run is INVALID: some responses failed (see above).');
