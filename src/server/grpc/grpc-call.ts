@@ -134,9 +134,17 @@ async function admitAndDispatch(
     params = parsed;
     const tenant = parsed.tenant ?? '';
     if (span) describeRequest(span, method, parsed, tenant);
-    const signal = Number.isFinite(call.deadlineMs)
-      ? AbortSignal.any([ctl.signal, deadlineSignal(Math.max(0, call.deadlineMs - Date.now()))])
-      : ctl.signal;
+    // The deadline aborts the call's own controller: linked, not `AbortSignal.any` (tens of microseconds a call
+    // on Node 20), and unlinked when the call is over, so the shared deadline signal holds nothing of it.
+    if (Number.isFinite(call.deadlineMs)) {
+      const deadline = deadlineSignal(Math.max(0, call.deadlineMs - Date.now()));
+      const onDeadline = () => ctl.abort();
+      deadline.addEventListener('abort', onDeadline, { once: true });
+      ctl.signal.addEventListener('abort', () => deadline.removeEventListener('abort', onDeadline), {
+        once: true,
+      });
+    }
+    const signal = ctl.signal;
     ctx = setupCall(req, new URL(req.url), method, tenant, caller, options, signal);
     const result = await dispatch(handler, method, parsed, ctx, () => env.baseUrl, options.cardAuthenticator);
     const at = ctx;
@@ -147,6 +155,7 @@ async function admitAndDispatch(
         bytes,
         ctx: at,
         finish: () => {
+          ctl.abort(); // the call is over: what still listens to its signal lets go
           timer?.done(method);
           if (span) {
             describeAnswer(span, at, result.value);

@@ -4,9 +4,12 @@
  * lock and committed with the task row, so once seq N is visible every event up to N is too: reading
  * `seq > next` in order can neither skip nor repeat an event.
  */
-import { setMaxListeners } from 'node:events';
 import type { StoredEvent } from '../records.js';
+import { linkSignals } from '../linked-signals.js';
 import { sleepUntilWoken, type EventNotifier } from './event-notifier.js';
+
+// Re-exported for the stores that import them from here.
+export { linkSignals, unlimitedListeners } from '../linked-signals.js';
 
 /** Where the watch loop reads from. */
 export interface WatchSource {
@@ -25,41 +28,6 @@ export interface PollWatchOptions {
   readonly pollIntervalMs: number;
   /** The store's own signal (it is closing): ends the watch too. */
   readonly closing?: AbortSignal;
-}
-
-/**
- * `controller`, its signal allowed any number of listeners: a store's closing signal gets one from every wait in
- * progress (`linkSignals`), and past Node's default of ten a busy server would print a leak warning that is not one.
- */
-export function unlimitedListeners(controller: AbortController): AbortController {
-  setMaxListeners(0, controller.signal);
-  return controller;
-}
-
-/**
- * One signal that aborts when either does, and a `dispose` that unlinks it. Not `AbortSignal.any`: on Node 20 that
- * leaves a WeakRef in the long-lived signal's set for every call (one per watch, for the store's whole life: a
- * leak of about 70 bytes per blocking send, found by bench/rss-soak.mjs).
- */
-export function linkSignals(
-  a: AbortSignal,
-  b: AbortSignal | undefined,
-): { signal: AbortSignal; dispose(): void } {
-  if (b === undefined) return { signal: a, dispose: () => {} };
-  const ctl = new AbortController();
-  const abort = () => ctl.abort();
-  if (a.aborted || b.aborted) ctl.abort();
-  else {
-    a.addEventListener('abort', abort, { once: true });
-    b.addEventListener('abort', abort, { once: true });
-  }
-  return {
-    signal: ctl.signal,
-    dispose: () => {
-      a.removeEventListener('abort', abort);
-      b.removeEventListener('abort', abort);
-    },
-  };
 }
 
 /** Yields events after `afterSeq` in order, without gaps or duplicates, until the signal aborts or the task goes. */
