@@ -83,6 +83,12 @@ export class GrpcCallRefused extends Error {
   }
 }
 
+/**
+ * The reason a call's signal aborts with once the call is over: one shared value, because `abort()` without one
+ * builds a DOMException (its stack included) on every call.
+ */
+const CALL_OVER = new DOMException('The gRPC call is over', 'AbortError');
+
 /** The logger a server's calls use. */
 export function callLogger(handler: RequestHandler): ServerLogger {
   return handler.logger ?? jsonLineLogger();
@@ -155,7 +161,7 @@ async function admitAndDispatch(
         bytes,
         ctx: at,
         finish: () => {
-          ctl.abort(); // the call is over: what still listens to its signal lets go
+          ctl.abort(CALL_OVER); // the call is over: what still listens to its signal lets go
           timer?.done(method);
           if (span) {
             describeAnswer(span, at, result.value);
@@ -177,7 +183,7 @@ async function admitAndDispatch(
       finish: (err) => {
         if (finished) return;
         finished = true;
-        ctl.abort();
+        ctl.abort(CALL_OVER);
         timer?.done(method, err?.name);
         if (err !== undefined && isInternal(err)) logInternalAnswer(logger, err, { ...log, as: 'stream' });
         if (span) {
@@ -187,7 +193,7 @@ async function admitAndDispatch(
       },
     };
   } catch (err) {
-    ctl.abort();
+    ctl.abort(CALL_OVER);
     const answer = errorAnswer(err, logger, () =>
       params === undefined ? { method } : callLogContext(method, params),
     );
