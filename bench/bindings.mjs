@@ -10,14 +10,14 @@ import {
   benchOptions,
   describeMethod,
   int,
-  measure,
+  measureRounds,
   ms,
+  perRoundRatios,
   printFailures,
   printTable,
   ratio,
   summarize,
   loadWarning,
-  median,
 } from './lib/harness.mjs';
 
 const JS_JSONRPC = '@a2a-js/sdk JSON-RPC';
@@ -40,18 +40,7 @@ console.log('# Keyed SendMessage per binding (blocking, echo agent, memory store
 console.log(describeMethod(opts));
 loadWarning();
 
-// Rounds interleave the targets and alternate their order, as in send-message.mjs.
-const runs = new Map(TARGETS.map((t) => [t.name, []]));
-for (let round = 1; round <= opts.rounds; round++) {
-  for (const t of round % 2 === 1 ? TARGETS : [...TARGETS].reverse()) {
-    const r = await measure(t, opts);
-    runs.get(t.name).push(r);
-    const bad = r.failures.reduce((a, f) => a + f.count, 0);
-    console.log(
-      `  round ${round}/${opts.rounds} ${t.name.padEnd(24)} ${int(r.rps).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)} ms  CPU server ${r.serverCpu.toFixed(2)} load ${r.loadCpu.toFixed(2)} other ${r.otherCpu.toFixed(2)}${bad ? `  ${bad} FAILED` : ''}`,
-    );
-  }
-}
+const runs = await measureRounds(TARGETS, opts);
 
 const s = new Map([...runs].map(([name, rs]) => [name, summarize(rs)]));
 console.log('');
@@ -70,21 +59,14 @@ printTable(
 );
 
 const verdict = (ok) => (ok ? 'PASS' : 'FALL SHORT');
-// Medians of per-round ratios: two measurements seconds apart drift less than two medians a run apart.
-const perRound = (a, b) => median(runs.get(a).map((r, i) => r.rps / runs.get(b)[i].rps));
-const roundRatios = (a, b) =>
-  runs
-    .get(a)
-    .map((r, i) => (r.rps / runs.get(b)[i].rps).toFixed(2))
-    .join(' ');
 const row = (label, a, b, target) => {
-  const m = perRound(a, b);
+  const r = perRoundRatios(runs, a, b);
   return [
     label,
-    m.toFixed(2),
-    roundRatios(a, b),
+    r.median.toFixed(2),
+    r.each,
     ratio(s.get(a).rps, s.get(b).rps),
-    target === undefined ? '' : `>= ${target.toFixed(2)}  ${verdict(m >= target)}`,
+    target === undefined ? '' : `>= ${target.toFixed(2)}  ${verdict(r.median >= target)}`,
   ];
 };
 console.log('');

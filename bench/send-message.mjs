@@ -8,14 +8,14 @@ import {
   benchOptions,
   describeMethod,
   int,
-  measure,
+  measureRounds,
   ms,
+  perRoundRatios,
   printFailures,
   printTable,
   ratio,
   summarize,
   loadWarning,
-  median,
 } from './lib/harness.mjs';
 
 const TARGETS = [
@@ -30,20 +30,7 @@ console.log('# SendMessage (JSON-RPC, blocking, echo agent)');
 console.log(describeMethod(opts));
 loadWarning();
 
-// Rounds interleave the targets, so a slow spell on the machine hits every target rather than one, and every
-// other round runs them in reverse order, so a machine that drifts faster or slower during a round favours no
-// target. Each round also gives its own ratios (targets measured minutes apart, not the whole run apart).
-const runs = new Map(TARGETS.map((t) => [t.name, []]));
-for (let round = 1; round <= opts.rounds; round++) {
-  for (const t of round % 2 === 1 ? TARGETS : [...TARGETS].reverse()) {
-    const r = await measure(t, opts);
-    runs.get(t.name).push(r);
-    const bad = r.failures.reduce((a, f) => a + f.count, 0);
-    console.log(
-      `  round ${round}/${opts.rounds} ${t.name.padEnd(18)} ${int(r.rps).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)} ms  CPU server ${r.serverCpu.toFixed(2)} load ${r.loadCpu.toFixed(2)} other ${r.otherCpu.toFixed(2)}${bad ? `  ${bad} FAILED` : ''}`,
-    );
-  }
-}
+const runs = await measureRounds(TARGETS, opts);
 
 const s = new Map([...runs].map(([name, rs]) => [name, summarize(rs)]));
 const raw = s.get('raw node:http');
@@ -70,15 +57,11 @@ printTable(
 const verdict = (ok) => (ok ? 'PASS' : 'FALL SHORT');
 // The verdict uses the median of the per-round ratios: on a shared VM whose speed drifts by 15% or more between
 // rounds, a ratio of two measurements taken seconds apart is steadier than a ratio of two medians.
-const perRound = (a, b) => median(runs.get(a).map((r, i) => r.rps / runs.get(b)[i].rps));
+const perRound = (a, b) => perRoundRatios(runs, a, b).median;
 const keyedVsJs = perRound('a2a-once keyed', '@a2a-js/sdk 1.3.0');
 const keyedVsUnkeyed = perRound('a2a-once keyed', 'a2a-once unkeyed');
 const unkeyedVsJs = perRound('a2a-once unkeyed', '@a2a-js/sdk 1.3.0');
-const roundRatios = (a, b) =>
-  runs
-    .get(a)
-    .map((r, i) => (r.rps / runs.get(b)[i].rps).toFixed(2))
-    .join(' ');
+const roundRatios = (a, b) => perRoundRatios(runs, a, b).each;
 console.log('');
 printTable(
   ['ratio', 'median per round', 'per round', 'of medians', 'target'],

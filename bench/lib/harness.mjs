@@ -359,3 +359,34 @@ export function describeMethod(opts) {
     `other processes used more than ${opts.maxOther} cores`
   );
 }
+
+/**
+ * Measures every target once per round. Rounds interleave the targets, so a slow spell on the machine hits every
+ * target rather than one, and every other round runs them in reverse order, so a machine that drifts faster or
+ * slower during a round favours no target. Each round also gives its own ratios (targets measured minutes apart,
+ * not the whole run apart). Prints one line per measurement; returns the runs by target name.
+ */
+export async function measureRounds(targets, opts) {
+  const width = Math.max(...targets.map((t) => t.name.length));
+  const runs = new Map(targets.map((t) => [t.name, []]));
+  for (let round = 1; round <= opts.rounds; round++) {
+    for (const t of round % 2 === 1 ? targets : [...targets].reverse()) {
+      const r = await measure(t, opts);
+      runs.get(t.name).push(r);
+      const bad = r.failures.reduce((a, f) => a + f.count, 0);
+      console.log(
+        `  round ${round}/${opts.rounds} ${t.name.padEnd(width)} ${int(r.rps).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)} ms  CPU server ${r.serverCpu.toFixed(2)} load ${r.loadCpu.toFixed(2)} other ${r.otherCpu.toFixed(2)}${bad ? `  ${bad} FAILED` : ''}`,
+      );
+    }
+  }
+  return runs;
+}
+
+/**
+ * The ratio of target `a` to target `b` in each round, and their median: two measurements seconds apart drift
+ * less than two medians a run apart, so verdicts read the median of the per-round ratios.
+ */
+export function perRoundRatios(runs, a, b) {
+  const each = runs.get(a).map((r, i) => r.rps / runs.get(b)[i].rps);
+  return { median: median(each), each: each.map((x) => x.toFixed(2)).join(' ') };
+}
