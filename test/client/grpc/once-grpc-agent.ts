@@ -37,6 +37,8 @@ export interface OnceGrpcAgent {
 export interface OnceGrpcAgentOptions {
   readonly onRun?: (text: string) => void | Promise<void>;
   readonly chunkDelayMs?: number;
+  /** The gRPC port (default: a free one). */
+  readonly grpcPort?: number;
   /** Extensions the card declares (a `required` one must be requested by every call). */
   readonly cardExtensions?: readonly { uri: string; required?: boolean }[];
   readonly http?: HttpOptions;
@@ -47,7 +49,7 @@ export async function startOnceGrpcAgent(options: OnceGrpcAgentOptions = {}): Pr
   const runs: string[] = [];
   let release!: () => void;
   let released = new Promise<void>((r) => (release = r));
-  const port = await checkPortFree();
+  const port = options.grpcPort ?? (await checkPortFree());
   const grpcAddress = `127.0.0.1:${port}`;
   const a2a = createA2AServer({
     agent: {
