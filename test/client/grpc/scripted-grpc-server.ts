@@ -4,7 +4,7 @@
  * a2a-once's server sends it, `v100` with v1.0.0's `UNIMPLEMENTED` code and the ErrorInfo, `bare` with the code
  * only); `x-status: <code>` answers a bare gRPC status (`x-retry-after` adds the trailer); `x-answer: big` answers a
  * message of `x-bytes` bytes, `x-answer: garbage` bytes that are no message; `x-events: <n>` streams `n` status
- * updates as fast as the client reads (counting what it wrote); `x-auth: <token>` answers UNAUTHENTICATED unless
+ * updates as fast as the client reads (counting what it wrote), each padded to about `x-pad` bytes; `x-auth: <token>` answers UNAUTHENTICATED unless
  * `authorization` is `Bearer <token>`; `x-hang` never answers (nor opens a stream). Otherwise it answers a completed task. Every call's metadata is recorded.
  */
 import {
@@ -27,6 +27,8 @@ export interface ScriptedServer {
   readonly calls: { method: string; metadata: Record<string, string>; deadline: number }[];
   /** Status updates a stream has written so far (the current `x-events` stream). */
   written(): number;
+  /** Resolves when an `x-events` stream first finds the client not reading (a write said wait); once per server. */
+  blocked(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,8 @@ function record(
 export async function startScriptedServer(): Promise<ScriptedServer> {
   const calls: ScriptedServer['calls'] = [];
   let written = 0;
+  let onBlocked: () => void = () => undefined;
+  const blocked = new Promise<void>((r) => (onBlocked = r));
   const impl: UntypedServiceImplementation = {};
   for (const [method, shape] of Object.entries(GRPC_METHODS)) {
     if (!shape.serverStreaming) {
@@ -119,10 +123,12 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
         const n = Number(valueOf(call.metadata, 'x-events') ?? '0');
         written = 0;
         call.sendMetadata(new Metadata());
+        const pad = Number(valueOf(call.metadata, 'x-pad') ?? '0');
         const working = {
           taskId: TASK.id,
           contextId: TASK.contextId,
           status: { state: 'TASK_STATE_WORKING' },
+          ...(pad > 0 ? { metadata: { pad: 'x'.repeat(pad) } } : {}),
         };
         const write = async () => {
           call.write(
@@ -133,7 +139,10 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
           for (let i = 0; i < n && !call.cancelled; i++) {
             const ok = call.write(Buffer.from(encodeProto('StreamResponse', { statusUpdate: working })));
             written++;
-            if (!ok) await new Promise<void>((resolve) => call.once('drain', resolve));
+            if (!ok) {
+              onBlocked();
+              await new Promise<void>((resolve) => call.once('drain', resolve));
+            }
           }
           if (call.cancelled) return;
           call.write(
@@ -160,6 +169,7 @@ export async function startScriptedServer(): Promise<ScriptedServer> {
     address: `127.0.0.1:${port}`,
     calls,
     written: () => written,
+    blocked: () => blocked,
     close: () =>
       new Promise<void>((resolve) => {
         server.forceShutdown();
