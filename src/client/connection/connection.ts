@@ -2,7 +2,8 @@
  * The client's link to one agent: the usable interfaces in order (moving to the next when one cannot be
  * reached, and for a keyed send only within its tenant: `interface-route.ts`), the headers every request carries
  * (`A2A-Version`, `A2A-Extensions`, A2A v1.0–§7, and the credential of each attempt, ADR 0079), and one retried
- * attempt loop per call. An interface at version 0.x is spoken in v0.3 (`A2A-Version: 0.3`, ADR 0103).
+ * attempt loop per call. An interface at version 0.x is spoken in v0.3 (`A2A-Version: 0.3`, ADR 0103). A binding
+ * the core does not carry (GRPC) is built by the transport factory the client was given for it (ADR 0110).
  */
 import { HEADER_EXTENSIONS, HEADER_VERSION, PROTOCOL_VERSION } from '../../protocol/constants.js';
 import type { JsonObject } from '../../protocol/model.js';

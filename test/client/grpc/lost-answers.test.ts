@@ -117,6 +117,30 @@ describe('a server that is down before the call: nothing was sent', () => {
     expect(events).toHaveLength(2);
   });
 
+  it('a connection accepted but never answered (a stalled handshake): not sent once the attempt times out', async () => {
+    const [host, port] = agent.grpcAddress.split(':');
+    const silent = await startTcpProxy({ host: host!, port: Number(port) });
+    silent.stall({ newConnections: true });
+    try {
+      const events: RetryEvent[] = [];
+      const client = A2AClient.fromCard(cardWithGrpcAt(`127.0.0.1:${silent.port}`, ['GRPC', 'JSONRPC']), {
+        transports: [grpc],
+        preferredBindings: ['GRPC', 'JSONRPC'],
+        attemptTimeoutMs: 200,
+        retry: { maxAttempts: 3, backoff: { initialMs: 1, maxMs: 5 }, onRetry: (e) => events.push(e) },
+      });
+      const before = agent.runs.length;
+      const res = await client.send('after a stalled connect', { key: false });
+      expect('task' in res && res.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(events).toHaveLength(1);
+      expect((events[0]!.error as TransportError).code).toBe('CONNECT_TIMEOUT');
+      expect((events[0]!.error as TransportError).kind).toBe('not-sent');
+      expect(agent.runs.length - before).toBe(1);
+    } finally {
+      await silent.close();
+    }
+  });
+
   it('retried until the server is up: the send then runs once', async () => {
     const events: RetryEvent[] = [];
     const port = await checkPortFree();
