@@ -69,11 +69,13 @@ export class GrpcStreamReader implements AsyncIterable<unknown> {
       const error = options.scope.signal.aborted ? options.scope.translate(mapped) : mapped;
       this.failed = { error };
       this.ended = true;
+      this.unlink();
       refuse(error);
       this.notify();
     });
     call.on('end', () => {
       this.ended = true;
+      this.unlink();
       open();
       this.notify();
     });
