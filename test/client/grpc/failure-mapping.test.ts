@@ -159,7 +159,7 @@ describe('gRPC statuses without an A2A error', () => {
     expect(((late as OutcomeUnknownError).cause as TransportError).kind).toBe('ambiguous');
   });
 
-  it('a stream that never opens times out like a unary call; one that opened lives past the attempt timeout', async () => {
+  it("a stream that never opens times out like a unary call; a stream's gRPC deadline is the call's, not the attempt's", async () => {
     const neverOpened = await failureOf(
       (async () => {
         for await (const _ of clientOf().subscribe('t', {

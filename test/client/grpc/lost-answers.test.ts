@@ -173,6 +173,19 @@ describe('a server that is down before the call: nothing was sent', () => {
   });
 });
 
+describe('a stream that opened', () => {
+  it('lives past the attempt timeout (which bounds its opening only), until its proper end', async () => {
+    const grpcOnly = cardWithGrpcAt(agent.grpcAddress);
+    const client = A2AClient.fromCard(grpcOnly, { transports: [grpc], attemptTimeoutMs: 100, retry: false });
+    const started = Date.now();
+    const events: StreamResponse[] = [];
+    for await (const ev of client.sendStream('chunks:10', { key: false })) events.push(ev);
+    expect(Date.now() - started).toBeGreaterThan(100);
+    const last = events.at(-1)!;
+    expect('statusUpdate' in last && last.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
 describe('a stream cut mid-way', () => {
   async function cutAfter(
     client: A2AClient,
