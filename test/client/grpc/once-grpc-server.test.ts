@@ -4,7 +4,7 @@
  * lists only GRPC), the metadata it sends, and keyed sends replayed across bindings (ADR 0110).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2AClient, ClientError } from '../../../src/client/index.js';
+import { A2AClient, ClientError, TransportError } from '../../../src/client/index.js';
 import { grpcTransport } from '../../../src/client/grpc/index.js';
 import type { AgentCard } from '../../../src/protocol/agent-card.js';
 import type { StreamResponse } from '../../../src/protocol/model.js';
@@ -67,6 +67,28 @@ describe('choosing the gRPC interface from the card (ADR 0110)', () => {
     const only = A2AClient.fromCard(grpcOnly, { transports: [grpc] });
     const res = await only.send('only grpc');
     expect('task' in res && res.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('a bare host:port is TLS by default (ADR 0111): against a plaintext server, nothing is sent', async () => {
+    const tls = A2AClient.fromCard(card, {
+      transports: [grpcTransport()],
+      preferredBindings: ['GRPC'],
+      retry: false,
+    });
+    const before = agent.runs.length;
+    const err = await tls.send('over tls', { key: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransportError);
+    expect((err as TransportError).kind).toBe('not-sent');
+    expect(agent.runs.length).toBe(before);
+    // `http://` on the card says plaintext, whatever the option.
+    const plain = {
+      ...card,
+      supportedInterfaces: [{ ...card.supportedInterfaces[2]!, url: `http://${agent.grpcAddress}` }],
+    };
+    const res = await A2AClient.fromCard(plain, { transports: [grpcTransport()] }).send(
+      'plaintext by the card',
+    );
+    expect('task' in res).toBe(true);
   });
 
   it('fromEndpoint takes a gRPC address with the transport', async () => {
