@@ -70,7 +70,10 @@ describe('choosing the gRPC interface from the card (ADR 0110)', () => {
   });
 
   it('a bare host:port is TLS by default (ADR 0111): against a plaintext server, nothing is sent', async () => {
-    const tls = A2AClient.fromCard(card, {
+    // By name: Node warns when a TLS server name is an IP address.
+    const byName = agent.grpcAddress.replace('127.0.0.1', 'localhost');
+    const tlsCard = { ...card, supportedInterfaces: [{ ...card.supportedInterfaces[2]!, url: byName }] };
+    const tls = A2AClient.fromCard(tlsCard, {
       transports: [grpcTransport()],
       preferredBindings: ['GRPC'],
       retry: false,
