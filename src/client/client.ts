@@ -1,5 +1,6 @@
 /**
- * `A2AClient`: every A2A v1.0 operation over JSON-RPC or HTTP+JSON, with sends that run once (docs/semantics.md §7).
+ * `A2AClient`: every A2A v1.0 operation over JSON-RPC or HTTP+JSON (or gRPC, with `a2a-once/client/grpc`'s
+ * transport in `transports`), with sends that run once (docs/semantics.md §7).
  *
  * @example
  * const client = await A2AClient.fromCardUrl('https://agent.example.com');
@@ -7,7 +8,7 @@
  */
 import { checkAgentUrl } from './connection/agent-url.js';
 import type { AgentCard } from '../protocol/agent-card.js';
-import { BINDING_JSONRPC, PROTOCOL_VERSION } from '../protocol/constants.js';
+import { BINDING_HTTP_JSON, BINDING_JSONRPC, PROTOCOL_VERSION } from '../protocol/constants.js';
 import type { SendMessageResponse, StreamResponse, Task } from '../protocol/model.js';
 import type {
   ListTaskPushNotificationConfigsRequest,
@@ -45,9 +46,12 @@ import { CONSOLE_LOGGER } from './sends/client-logger.js';
 import { ClientCredentials } from './credentials/client-credentials.js';
 import { placementOf } from './credentials/credential-placement.js';
 
-/** A bare endpoint: no card, so the binding (default JSONRPC) and tenant are stated by hand. */
+/**
+ * A bare endpoint: no card, so the binding (default JSONRPC) and tenant are stated by hand. Another binding
+ * (`GRPC`) needs its transport in `transports`.
+ */
 export interface EndpointOptions extends A2AClientOptions {
-  readonly binding?: 'JSONRPC' | 'HTTP+JSON';
+  readonly binding?: 'JSONRPC' | 'HTTP+JSON' | (string & {});
   readonly tenant?: string;
   readonly protocolVersion?: string;
 }
@@ -100,6 +104,7 @@ export class A2AClient {
           ? undefined
           : new ClientCredentials(options.credentials, placementOf(card)),
       telemetry: options.telemetry,
+      transports: options.transports,
     });
     this.ctx = {
       conn: this.conn,
@@ -143,7 +148,8 @@ export class A2AClient {
    * tenant (A2A §8.3.2). `cardUrl` resolves relative interface URLs and names the agent for intents.
    */
   static fromCard(card: AgentCard, options: A2AClientOptions & { cardUrl?: string } = {}): A2AClient {
-    const endpoints = selectInterfaces(card, options.preferredBindings, options.cardUrl);
+    const extra = (options.transports ?? []).map((t) => t.binding);
+    const endpoints = selectInterfaces(card, options.preferredBindings, options.cardUrl, extra);
     const first = endpoints[0]!;
     return new A2AClient(endpoints, card, options.cardUrl ?? targetOf(first), options);
   }
@@ -164,10 +170,12 @@ export class A2AClient {
 
   /** Builds a client for a bare endpoint (no card: keys are resent only if `peerHonoursKeys` is asserted). */
   static fromEndpoint(url: string, options: EndpointOptions = {}): A2AClient {
-    checkAgentUrl(url);
+    const binding = options.binding ?? BINDING_JSONRPC;
+    // Another binding's transport checks its own URL (a gRPC URL is `host:port`).
+    if (binding === BINDING_JSONRPC || binding === BINDING_HTTP_JSON) checkAgentUrl(url);
     const endpoint: Endpoint = {
       url,
-      protocolBinding: options.binding ?? BINDING_JSONRPC,
+      protocolBinding: binding,
       protocolVersion: options.protocolVersion ?? PROTOCOL_VERSION,
       ...(options.tenant !== undefined ? { tenant: options.tenant } : {}),
     };

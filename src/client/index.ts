@@ -52,7 +52,17 @@ export { SqliteIntentStore } from './intents/sqlite-intent-store.js';
 export type { SqliteDatabaseLike, SqliteStatementLike } from './intents/sqlite-intent-store.js';
 export type { RecoverOptions, RecoveryResult } from './sends/recovery.js';
 export type { ClientLogger, LogFields } from './sends/client-logger.js';
-export type { FetchLike } from './transport/transport.js';
+export type {
+  AttemptContext,
+  AttemptSignal,
+  FetchLike,
+  RawStream,
+  StreamOperation,
+  Transport,
+  TransportFactory,
+  TransportTarget,
+  UnaryOperation,
+} from './transport/transport.js';
 export type {
   Credential,
   CredentialProvider,

@@ -2,7 +2,7 @@
  * The options of `A2AClient`. The options of one call live with the connection (`connection/call-options.ts`),
  * those of a send with the sends (`sends/send-options.ts`), so lower layers never import this file.
  */
-import type { FetchLike } from './transport/transport.js';
+import type { FetchLike, TransportFactory } from './transport/transport.js';
 import type { IntentStore } from './intents/intent-store.js';
 import type { RetryOptions } from './retry/retry-policy.js';
 import type { ClientLogger } from './sends/client-logger.js';
@@ -56,8 +56,17 @@ export interface A2AClientOptions {
    * ends in `OutcomeUnknownError`), a stream with `SseEventTooLargeError` (ADR 0069).
    */
   readonly maxResponseBytes?: number;
-  /** Bindings to prefer when choosing from a card, most preferred first. Default `['JSONRPC', 'HTTP+JSON']`. */
+  /**
+   * Bindings to prefer when choosing from a card, most preferred first. Default `['JSONRPC', 'HTTP+JSON']`, then
+   * the bindings of `transports` in their order.
+   */
   readonly preferredBindings?: readonly string[];
+  /**
+   * Transports of bindings the core client does not carry (ADR 0110): `[grpcTransport()]` from
+   * `a2a-once/client/grpc` lets the client use a card's GRPC interfaces. Default: none, and only JSON-RPC and
+   * HTTP+JSON interfaces are used.
+   */
+  readonly transports?: readonly TransportFactory[];
   /**
    * Spans and W3C trace context (ADR 0091): `openTelemetry()` from `a2a-once/otel`. With it every attempt is a
    * CLIENT span whose context the request carries in `traceparent` / `tracestate`, and the card request carries

@@ -1,13 +1,15 @@
 /**
  * The client's layout (ADR 0033): one concept per folder, folders that only import the folders below them, no
  * import cycle, a short longest import chain, the layers of ADR 0001 (the client imports only protocol,
- * idempotency, the telemetry seam of ADR 0091 and the shared delegation layer), and the public entry `a2a-once/client` exporting exactly its documented names.
+ * idempotency, the telemetry seam of ADR 0091 and the shared delegation layer), and the public entries
+ * `a2a-once/client` and `a2a-once/client/grpc` exporting exactly their documented names.
  */
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as publicEntry from '../../src/client/index.js';
+import * as grpcEntry from '../../src/client/grpc/index.js';
 import {
   findCycle,
   folderOf,
@@ -30,6 +32,8 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   sends: ['transport', 'retry', 'connection', 'intents'],
   streams: ['transport', 'retry', 'connection', 'intents', 'sends'],
   delegation: ['transport', 'retry', 'connection', 'intents', 'sends'],
+  // The gRPC binding (ADR 0110): a transport of its own, reached only through `a2a-once/client/grpc`.
+  grpc: ['transport'],
 };
 
 describe('the layout of src/client (ADR 0033)', () => {
@@ -130,6 +134,16 @@ describe('the public entry a2a-once/client', () => {
       'toMessage',
       'verifyAgentCard',
       'withDelegationLimits',
+    ]);
+  });
+});
+
+describe('the public entry a2a-once/client/grpc', () => {
+  it('exports exactly these values', () => {
+    expect(Object.keys(grpcEntry).sort()).toEqual([
+      'DEFAULT_GRPC_CHANNEL_OPTIONS',
+      'STREAM_BUFFER_EVENTS',
+      'grpcTransport',
     ]);
   });
 });

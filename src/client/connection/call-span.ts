@@ -54,18 +54,27 @@ export class CallSpans {
     const headers = { ...ctx.headers };
     span.run(() => this.telemetry.inject(headers));
     const fetchImpl = ctx.fetch;
+    const noteAdmission = (answer: Headers): void => {
+      const admission = answer.get(HEADER_ADMISSION);
+      if (admission !== null) {
+        span.setAttribute(ATTR.admission, admitted(admission));
+        call.setAttribute(ATTR.admission, admitted(admission));
+      }
+    };
+    const onAnswerHeaders = ctx.onAnswerHeaders;
     const traced: AttemptContext = {
       ...ctx,
       headers,
       fetch: async (input, init) => {
         const res = await fetchImpl(input, init);
         span.setAttribute(ATTR.httpStatus, res.status);
-        const admission = res.headers.get(HEADER_ADMISSION);
-        if (admission !== null) {
-          span.setAttribute(ATTR.admission, admitted(admission));
-          call.setAttribute(ATTR.admission, admitted(admission));
-        }
+        noteAdmission(res.headers);
         return res;
+      },
+      // A binding that answers without fetch (gRPC) reports its answer's metadata here instead.
+      onAnswerHeaders: (answer) => {
+        noteAdmission(answer);
+        onAnswerHeaders?.(answer);
       },
     };
     try {

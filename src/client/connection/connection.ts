@@ -2,7 +2,8 @@
  * The client's link to one agent: the usable interfaces in order (moving to the next when one cannot be
  * reached, and for a keyed send only within its tenant: `interface-route.ts`), the headers every request carries
  * (`A2A-Version`, `A2A-Extensions`, A2A v1.0–§7, and the credential of each attempt, ADR 0079), and one retried
- * attempt loop per call. An interface at version 0.x is spoken in v0.3 (`A2A-Version: 0.3`, ADR 0103).
+ * attempt loop per call. An interface at version 0.x is spoken in v0.3 (`A2A-Version: 0.3`, ADR 0103). A binding
+ * the core does not carry (GRPC) is built by the transport factory the client was given for it (ADR 0110).
  */
 import { HEADER_EXTENSIONS, HEADER_VERSION, PROTOCOL_VERSION } from '../../protocol/constants.js';
 import type { JsonObject } from '../../protocol/model.js';
@@ -21,9 +22,11 @@ import type {
   RawStream,
   StreamOperation,
   Transport,
+  TransportFactory,
   UnaryOperation,
 } from '../transport/transport.js';
 import { TransportError } from '../transport/transport-error.js';
+import { ClientError } from './client-error.js';
 import type { ClientCredentials } from '../credentials/client-credentials.js';
 import { withCredentialHeaders } from '../credentials/client-credentials.js';
 import { countOption } from './call-options.js';
@@ -49,6 +52,8 @@ export interface ConnectionConfig {
   readonly credentials?: ClientCredentials | undefined;
   /** A CLIENT span per attempt, its trace context in the headers (ADR 0092); none: no span. */
   readonly telemetry?: Telemetry | undefined;
+  /** Transports of bindings the core does not carry (ADR 0110), by binding; the first of a binding wins. */
+  readonly transports?: readonly TransportFactory[] | undefined;
 }
 
 /** What a send adds to a call: the extensions it activates, the retry state it reads afterwards, its tenant. */
@@ -67,13 +72,25 @@ export interface OpenedStream {
   readonly scope: AttemptScope;
 }
 
-function transportFor(e: Endpoint): Transport {
+function transportFor(e: Endpoint, config: ConnectionConfig): Transport {
   const tenant = e.tenant === '' ? undefined : e.tenant;
   // A 0.x interface is v0.3 JSON-RPC, the only v0.3 binding interface selection keeps (ADR 0102, ADR 0103).
   if (isV03Version(e.protocolVersion)) return new JsonRpcTransport(e.url, undefined, V03_DIALECT);
-  return e.protocolBinding === 'HTTP+JSON'
-    ? new RestTransport(e.url, tenant)
-    : new JsonRpcTransport(e.url, tenant);
+  if (e.protocolBinding === 'HTTP+JSON') return new RestTransport(e.url, tenant);
+  if (e.protocolBinding === 'JSONRPC') return new JsonRpcTransport(e.url, tenant);
+  const factory = config.transports?.find((f) => f.binding === e.protocolBinding);
+  // Interface selection keeps only bindings some transport speaks; an endpoint described by hand may name any.
+  if (factory === undefined)
+    throw new ClientError(
+      'NO_USABLE_INTERFACE',
+      `no transport speaks the ${e.protocolBinding} binding: pass one in the client's transports option`,
+    );
+  return factory.create({
+    url: e.url,
+    tenant,
+    protocolVersion: majorMinor(e.protocolVersion),
+    maxResponseBytes: config.maxResponseBytes,
+  });
 }
 
 /** `Major.Minor` of a version string (A2A v1.0: patch numbers must not appear). */
@@ -91,7 +108,7 @@ export class Connection {
   readonly retry: ResolvedRetry;
 
   constructor(private readonly config: ConnectionConfig) {
-    this.transports = config.endpoints.map(transportFor);
+    this.transports = config.endpoints.map((e) => transportFor(e, config));
     this.versions = config.endpoints.map((e) => majorMinor(e.protocolVersion));
     this.routes = new InterfaceRoutes(this.transports.map((t) => t.tenant));
     this.retry = config.retry;
@@ -210,6 +227,7 @@ export class Connection {
       scope,
       headers,
       fetch: extras.onAnswerHeaders ? observed(this.config.fetch, extras.onAnswerHeaders) : this.config.fetch,
+      onAnswerHeaders: extras.onAnswerHeaders,
       maxResponseBytes: countOption(
         'maxResponseBytes',
         opts.maxResponseBytes,

@@ -10,6 +10,10 @@
  * mixed in one list: a call that starts on a 1.x interface never falls back to 0.3 (A2A §3.6.3: pin the version
  * rather than silently fall back), and a v0.3 card (`url` + `protocolVersion`) reads as a card whose interfaces
  * are all 0.x (`protocol/v03/card.ts`). A 0.x interface with a tenant is not usable: v0.3 cannot carry one.
+ *
+ * Bindings of transport factories (`GRPC` with `a2a-once/client/grpc`, ADR 0110) are usable at 1.x too. Without a
+ * caller's preference they rank after JSON-RPC and HTTP+JSON, in the order the factories were given; their URLs
+ * are not resolved against the card's (a gRPC URL is `host:port`, which is no relative URL).
  */
 import type { AgentCard, AgentInterface } from '../../protocol/agent-card.js';
 import { BINDING_HTTP_JSON, BINDING_JSONRPC } from '../../protocol/constants.js';
@@ -52,27 +56,34 @@ function isUsableV03(i: AgentInterface): boolean {
  */
 export function selectInterfaces(
   card: AgentCard,
-  preferredBindings: readonly string[] = SUPPORTED_BINDINGS,
+  preferredBindings?: readonly string[],
   base?: string,
+  extraBindings: readonly string[] = [],
 ): AgentInterface[] {
   const offered = card.supportedInterfaces ?? [];
+  const spoken = [...SUPPORTED_BINDINGS, ...extraBindings.filter((b) => !SUPPORTED_BINDINGS.includes(b))];
+  const preferred = preferredBindings ?? spoken;
   const v1 = offered.filter(
-    (i) => SUPPORTED_BINDINGS.includes(i.protocolBinding) && isSupportedVersion(i.protocolVersion),
+    (i) => spoken.includes(i.protocolBinding) && isSupportedVersion(i.protocolVersion),
   );
   const usable = v1.length > 0 ? v1 : offered.filter(isUsableV03);
   const rank = (i: AgentInterface): number => {
-    const r = preferredBindings.indexOf(i.protocolBinding);
-    return r === -1 ? preferredBindings.length : r;
+    const r = preferred.indexOf(i.protocolBinding);
+    return r === -1 ? preferred.length : r;
   };
+  const resolve = (i: AgentInterface): AgentInterface =>
+    base === undefined || !SUPPORTED_BINDINGS.includes(i.protocolBinding)
+      ? i
+      : { ...i, url: new URL(i.url, base).toString() };
   const ordered = usable
     .map((i, index) => ({ i, index }))
     .sort((a, b) => rank(a.i) - rank(b.i) || a.index - b.index)
-    .map(({ i }) => (base === undefined ? i : { ...i, url: new URL(i.url, base).toString() }));
+    .map(({ i }) => resolve(i));
   if (ordered.length === 0) {
     const seen = offered.map((i) => `${i.protocolBinding} ${i.protocolVersion}`).join(', ');
     throw new ClientError(
       'NO_USABLE_INTERFACE',
-      `no JSONRPC or HTTP+JSON interface of version 1.x, nor a JSONRPC interface of version 0.3 without a tenant (card offers: ${seen || 'none'})`,
+      `no ${spoken.join(' or ')} interface of version 1.x, nor a JSONRPC interface of version 0.3 without a tenant (card offers: ${seen || 'none'})`,
     );
   }
   return ordered;

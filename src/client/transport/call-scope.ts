@@ -88,6 +88,10 @@ export class CallScope {
 
 /** One attempt: a signal that fires on caller abort, deadline or attempt timeout, and knows which. */
 export class AttemptScope implements AttemptSignal {
+  /** Epoch ms of the call's deadline, or undefined without one. */
+  readonly deadlineAt: number | undefined;
+  /** Epoch ms at which the attempt times out, or undefined without an attempt timeout. */
+  private attemptEndsAt: number | undefined;
   private readonly controller = new AbortController();
   private cause: AbortCause | undefined;
   private readonly timers: ReturnType<typeof setTimeout>[] = [];
@@ -102,9 +106,18 @@ export class AttemptScope implements AttemptSignal {
     if (caller?.aborted) this.fire('caller', caller.reason);
     else caller?.addEventListener('abort', onCaller, { once: true });
     this.unlink = () => caller?.removeEventListener('abort', onCaller);
+    this.deadlineAt = call.deadlineAt;
     const remaining = call.remainingMs();
     if (remaining !== Infinity) this.arm('deadline', remaining);
-    if (timeoutMs !== undefined) this.arm('timeout', timeoutMs);
+    if (timeoutMs !== undefined) {
+      this.attemptEndsAt = Date.now() + timeoutMs;
+      this.arm('timeout', timeoutMs);
+    }
+  }
+
+  /** Epoch ms at which the attempt times out, until `clearAttemptTimeout`; undefined without a timeout. */
+  get timeoutAt(): number | undefined {
+    return this.attemptEndsAt;
   }
 
   /** The signal to hand to `fetch` and to body reads. */
@@ -122,6 +135,7 @@ export class AttemptScope implements AttemptSignal {
     // Timers are armed deadline first, so the attempt timeout, when present, is the last one.
     for (const t of this.timers) clearTimeout(t);
     this.timers.length = 0;
+    this.attemptEndsAt = undefined;
     const remaining = this.call.remainingMs();
     if (remaining !== Infinity && this.cause === undefined) this.arm('deadline', remaining);
   }
@@ -141,9 +155,11 @@ export class AttemptScope implements AttemptSignal {
   /**
    * Turns whatever an attempt threw into what the retry loop reasons about: the caller's abort reason as is,
    * our own deadline or timeout as an ambiguous TransportError (the peer may be working on it), anything else
-   * unchanged.
+   * unchanged. A failure that shows nothing was sent stays "not sent" when a timer fired meanwhile: a gRPC
+   * channel that never became ready by the deadline sent nothing (ADR 0111).
    */
   translate(err: unknown): unknown {
+    if (this.cause !== 'caller' && err instanceof TransportError && err.kind === 'not-sent') return err;
     switch (this.cause) {
       case 'caller':
         return this.call.callerAborted ? this.call.callerReason : err;

@@ -31,7 +31,9 @@ export type TransportErrorCode =
   | 'HTTP_ERROR'
   | 'BAD_BODY'
   | 'STREAM_CUT'
-  | 'RESPONSE_TOO_LARGE';
+  | 'RESPONSE_TOO_LARGE'
+  /** A gRPC status that carried no A2A error and says nothing of what ran (UNKNOWN, INTERNAL, CANCELLED, …). */
+  | 'GRPC_ERROR';
 
 const BRAND = Symbol.for('a2a-once.TransportError');
 

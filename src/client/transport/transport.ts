@@ -20,6 +20,13 @@ export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 export interface AttemptSignal {
   readonly signal: AbortSignal;
   translate(err: unknown): unknown;
+  /**
+   * Epoch ms of the call's deadline, when it has one: a binding with deadlines of its own (gRPC) sends it with
+   * the request, so the peer stops waiting when the caller does.
+   */
+  readonly deadlineAt?: number | undefined;
+  /** Epoch ms at which this attempt times out, when it has an attempt timeout (a unary call's gRPC deadline). */
+  readonly timeoutAt?: number | undefined;
 }
 
 /** The operations answered by one response. */
@@ -36,6 +43,11 @@ export interface AttemptContext {
   readonly fetch: FetchLike;
   /** The most an answer's body, or one SSE event, may hold (bytes; an event's characters), ADR 0069. */
   readonly maxResponseBytes: number;
+  /**
+   * Told the headers of an answer by a binding that does not answer through `fetch` (gRPC: its response
+   * metadata), so a send reads `A2A-Once-Admission` whatever the binding. HTTP bindings leave it to `fetch`.
+   */
+  readonly onAnswerHeaders?: ((headers: Headers) => void) | undefined;
 }
 
 /** An open stream: raw StreamResponse objects, until the body ends. */
@@ -43,7 +55,7 @@ export type RawStream = AsyncIterable<unknown> | Iterable<unknown>;
 
 /** One binding to one interface. */
 export interface Transport {
-  /** `JSONRPC` or `HTTP+JSON`. */
+  /** `JSONRPC`, `HTTP+JSON`, or the binding of a transport factory (`GRPC`). */
   readonly binding: string;
   /** The interface URL. */
   readonly url: string;
@@ -69,4 +81,31 @@ export interface JsonRpcDialect {
   result(op: string, raw: unknown): unknown;
   /** A stream event as v1.0 `StreamResponse` JSON. */
   event(raw: unknown): unknown;
+}
+
+/** The interface a transport factory builds a transport for (one entry of the card's `supportedInterfaces`). */
+export interface TransportTarget {
+  /** The interface URL as the card gives it (for gRPC `host:port`, or with a scheme: ADR 0111). */
+  readonly url: string;
+  /** The interface's tenant, or undefined for none. */
+  readonly tenant: string | undefined;
+  /** The interface's protocol version (`Major.Minor`). */
+  readonly protocolVersion: string;
+  /** The client's `maxResponseBytes`: the most one answer may hold (ADR 0069). */
+  readonly maxResponseBytes: number;
+}
+
+/**
+ * A binding the core client does not carry itself (ADR 0110): its name as cards list it, and how to build a
+ * transport for one interface. Passed in the client's `transports` option; `grpcTransport()` from
+ * `a2a-once/client/grpc` is one. An interface of a binding no factory and no built-in transport speaks is not used.
+ */
+export interface TransportFactory {
+  /** The `protocolBinding` it speaks (`GRPC`). */
+  readonly binding: string;
+  /**
+   * Builds the transport of one interface; throws a `ClientError` `INVALID_ARGUMENT` for a URL it cannot use.
+   * Called once per interface, when the client is built.
+   */
+  create(target: TransportTarget): Transport;
 }
