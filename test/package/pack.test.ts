@@ -38,6 +38,7 @@ const SUBPATHS = [
   'a2a-once/server/node',
   'a2a-once/server/grpc',
   'a2a-once/client',
+  'a2a-once/client/grpc',
   'a2a-once/stores/sqlite',
   'a2a-once/stores/postgres',
   'a2a-once/webhooks',
@@ -45,8 +46,8 @@ const SUBPATHS = [
 ] as const;
 /** The node:http adapter: its types are node's own. */
 const NODE_ADAPTER = 'a2a-once/server/node';
-/** The gRPC binding: its types name grpc-js's and protobufjs's (optional peers, so not in the install). */
-const GRPC_SUBPATHS: readonly string[] = ['a2a-once/server/grpc'];
+/** The gRPC binding and transport: their types name grpc-js's and protobufjs's (optional peers, not installed). */
+const GRPC_SUBPATHS: readonly string[] = ['a2a-once/server/grpc', 'a2a-once/client/grpc'];
 /** What resolves with no type package at all. */
 const PORTABLE = SUBPATHS.filter((s) => s !== NODE_ADAPTER && !GRPC_SUBPATHS.includes(s));
 
