@@ -24,8 +24,9 @@ export function linkSignals(
 ): { signal: AbortSignal; dispose(): void } {
   if (b === undefined) return { signal: a, dispose: () => {} };
   const ctl = new AbortController();
-  const abort = () => ctl.abort();
-  if (a.aborted || b.aborted) ctl.abort();
+  // The reason passes through: an abort without one builds a DOMException, stack and all, every time.
+  const abort = (event: Event) => ctl.abort((event.target as AbortSignal).reason);
+  if (a.aborted || b.aborted) ctl.abort(a.aborted ? a.reason : b.reason);
   else {
     a.addEventListener('abort', abort, { once: true });
     b.addEventListener('abort', abort, { once: true });
