@@ -5,7 +5,6 @@
  */
 import { createClient } from 'redis';
 import type { RedisConnection } from '../../src/store/redis/index.js';
-import { redisConnection } from '../../src/store/redis/index.js';
 import type { DriverFaults } from './fixtures/driver-faults.js';
 
 export const REDIS_HOST = '127.0.0.1';
@@ -76,8 +75,7 @@ export async function dropPrefix(client: NodeRedis, prefix: string): Promise<voi
 }
 
 /** A connection whose script writes (EVALSHA; reads run as EVALSHA_RO) go through `faults`. */
-export function faultyConnection(client: NodeRedis, faults: DriverFaults): RedisConnection {
-  const conn = redisConnection(client);
+export function faultyConnection(conn: RedisConnection, faults: DriverFaults): RedisConnection {
   return {
     send: (args, routeKey) =>
       args[0] === 'EVALSHA' ? faults.around(() => conn.send(args, routeKey)) : conn.send(args, routeKey),

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ManualClock } from '../../src/store/clock.js';
-import { RedisTaskStore } from '../../src/store/redis/index.js';
+import { RedisTaskStore, redisConnection } from '../../src/store/redis/index.js';
 import { describeTaskStoreContract } from './contract.js';
 import { DriverFaults } from './fixtures/driver-faults.js';
 import {
@@ -36,7 +36,7 @@ if (!available) {
     const prefix = freshPrefix();
     const faults = new DriverFaults();
     const store = new RedisTaskStore({
-      client: faultyConnection(main, faults),
+      client: faultyConnection(redisConnection(main), faults),
       prefix,
       clock,
       pollIntervalMs: 50,
