@@ -80,7 +80,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       : '';
     throw new StoreError(
       'BAD_STORE_URL',
-      `unknown store '${describeStoreUrl(text)}' (use memory, sqlite:PATH, postgres://USER@HOST/DB?schema=NAME or redis://HOST:PORT/DB)${hint}`,
+      `unknown store '${describeStoreUrl(text)}' (use memory, sqlite:PATH, postgres://USER@HOST/DB?schema=NAME, redis://HOST:PORT/DB or redis-cluster://HOST:PORT,...)${hint}`,
     );
   }
   if (options.migrate !== false) {

@@ -1,5 +1,5 @@
 /**
- * `a2a-once/stores/redis`: the Redis task store (docs/stores/redis.md). It takes a client you connected (node-redis
+ * `a2a-once/stores/redis`: the Redis task store (docs/guides/redis-store.md). It takes a client you connected (node-redis
  * or ioredis, a single server or a cluster); `redis` is an optional peer, needed only by `openStore('redis://...')`.
  */
 export { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';

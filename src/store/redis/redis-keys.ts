@@ -1,5 +1,5 @@
 /**
- * Where the Redis store keeps what (docs/stores/redis.md "Key layout", ADR 0115). Every key of one scope (tenant
+ * Where the Redis store keeps what (docs/guides/redis-store.md "Key layout", ADR 0115). Every key of one scope (tenant
  * + principal) carries the scope's hash tag, `{<tag>}`, so a scope's tasks, events, keys, push cursors, steps and
  * indexes share one cluster slot: a claim-and-create, which writes a key found by its name and a task found by its
  * id, is then one script on one slot. The tag is the scope, base64url-encoded, so it holds no brace and decodes

@@ -1,5 +1,5 @@
 /**
- * The Redis `TaskStore` (docs/stores/redis.md), shared by server replicas. Every write is one Lua script on the
+ * The Redis `TaskStore` (docs/guides/redis-store.md), shared by server replicas. Every write is one Lua script on the
  * slot of its scope (ADR 0115, ADR 0116): the claim-and-create, the fenced compare-and-set with its events, the
  * push cursors, steps, leases and each retention batch run atomically on the server, so replicas racing on one
  * key or one fence get exactly one winner, as on the SQL stores. Reads of one record are single commands.

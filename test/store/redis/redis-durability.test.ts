@@ -1,5 +1,5 @@
 /**
- * kill -9 of Redis itself under load, on a server of the test's own with AOF (docs/stores/redis.md
+ * kill -9 of Redis itself under load, on a server of the test's own with AOF (docs/guides/redis-store.md
  * "Persistence", ADR 0117). Keyed creations race in a window; Redis is killed with SIGKILL while some are in
  * flight, started again on its folder, and the store's client reconnects. Every creation that was answered
  * `created` must still hold its key and its task: with `appendfsync always` Redis fsyncs before it answers;
