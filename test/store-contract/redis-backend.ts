@@ -59,9 +59,14 @@ export function connectRedis(url = REDIS_URL): Promise<NodeRedis> {
   return connect(url);
 }
 
-/** A prefix no other run or test uses. */
+/** The prefix of this test file's run: every key it makes is under it, deleted once after the file. */
+export const RUN_PREFIX = `a2a-test:${process.pid}-${Math.random().toString(36).slice(2, 10)}:`;
+
+let made = 0;
+
+/** A prefix no other run or test uses, under `RUN_PREFIX`. */
 export function freshPrefix(): string {
-  return `a2a-test:${process.pid}-${Math.random().toString(36).slice(2, 10)}:`;
+  return `${RUN_PREFIX}${++made}:`;
 }
 
 /** Deletes every key under `prefix` (SCAN, never KEYS: the server is shared). */
@@ -80,7 +85,7 @@ export function faultyConnection(conn: RedisConnection, faults: DriverFaults): R
     send: (args, routeKey) =>
       args[0] === 'EVALSHA' ? faults.around(() => conn.send(args, routeKey)) : conn.send(args, routeKey),
     subscribe: (channel, listener) => conn.subscribe(channel, listener),
-    unsubscribe: (channel) => conn.unsubscribe(channel),
+    unsubscribe: (channel, listener) => conn.unsubscribe(channel, listener),
     close: () => conn.close(),
   };
 }

@@ -13,6 +13,7 @@ import {
   REDIS_PORT,
   connectRedis,
   dropPrefix,
+  RUN_PREFIX,
   faultyConnection,
   freshPrefix,
   redisLaneOrSkip,
@@ -36,6 +37,9 @@ if (!available) {
     second = connect();
   });
   afterAll(async () => {
+    const c = await connectRedis();
+    await dropPrefix(c, RUN_PREFIX);
+    await c.close();
     await Promise.all([main.quit(), second.quit()]);
   });
 
@@ -62,9 +66,6 @@ if (!available) {
       cleanup: async () => {
         for (const p of peers) await p.close();
         await store.close();
-        const c = await connectRedis();
-        await dropPrefix(c, prefix);
-        await c.close();
       },
     });
   });

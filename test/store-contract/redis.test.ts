@@ -1,7 +1,7 @@
 /**
- * The contract suite against Redis: the shared server on 127.0.0.1:6379, a fresh key prefix per test (deleted
- * after), and a second client for the peer, so the races run on separate connections. Skipped with a notice where
- * no Redis answers; failed instead under CI=true (redis-backend.ts).
+ * The contract suite against Redis: the shared server on 127.0.0.1:6379, a fresh key prefix per test, all under
+ * one prefix for the run, deleted after it, and a second client for the peer, so the races run on separate
+ * connections. Skipped with a notice where no Redis answers; failed instead under CI=true (redis-backend.ts).
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ManualClock } from '../../src/store/clock.js';
@@ -11,6 +11,7 @@ import { DriverFaults } from './fixtures/driver-faults.js';
 import {
   connectRedis,
   dropPrefix,
+  RUN_PREFIX,
   faultyConnection,
   freshPrefix,
   redisLaneOrSkip,
@@ -28,6 +29,7 @@ if (!available) {
     [main, second] = await Promise.all([connectRedis(), connectRedis()]);
   });
   afterAll(async () => {
+    await dropPrefix(main, RUN_PREFIX);
     await Promise.all([main.close(), second.close()]);
   });
 
@@ -54,7 +56,6 @@ if (!available) {
       cleanup: async () => {
         for (const p of peers) await p.close();
         await store.close();
-        await dropPrefix(main, prefix);
       },
     });
   });

@@ -18,7 +18,8 @@ export interface RedisConnection {
   send(args: readonly string[], routeKey?: string): Promise<RedisReply>;
   /** Subscribes to a sharded channel (SSUBSCRIBE) on a connection of its own; messages carry strings. */
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
-  unsubscribe(channel: string): Promise<void>;
+  /** Removes `listener` from the channel (a cluster client may carry other stores' listeners on it too). */
+  unsubscribe(channel: string, listener: (message: string) => void): Promise<void>;
   /** Closes what this adapter opened itself (the subscriber connection); the client passed in stays yours. */
   close(): Promise<void>;
 }
@@ -29,7 +30,7 @@ export interface NodeRedisClientLike {
   duplicate(): NodeRedisClientLike;
   connect(): Promise<unknown>;
   sSubscribe(channel: string, listener: (message: string) => void): Promise<void>;
-  sUnsubscribe(channel: string): Promise<void>;
+  sUnsubscribe(channel: string, listener?: (message: string) => void): Promise<void>;
   close?(): Promise<void>;
   quit?(): Promise<unknown>;
 }
@@ -42,7 +43,7 @@ export interface NodeRedisClusterLike {
     args: string[],
   ): Promise<unknown>;
   sSubscribe(channel: string, listener: (message: string) => void): Promise<void>;
-  sUnsubscribe(channel: string): Promise<void>;
+  sUnsubscribe(channel: string, listener?: (message: string) => void): Promise<void>;
   masters: unknown;
 }
 
@@ -102,7 +103,7 @@ function nodeClient(client: NodeRedisClientLike): RedisConnection {
   return {
     send: async (args) => asResp2(await client.sendCommand([...args])),
     subscribe: async (channel, listener) => (await sub()).sSubscribe(channel, listener),
-    unsubscribe: async (channel) => (await sub()).sUnsubscribe(channel),
+    unsubscribe: async (channel, listener) => (await sub()).sUnsubscribe(channel, listener),
     close: async () => {
       if (!subscriber) return;
       const s = await subscriber.catch(() => undefined);
@@ -117,7 +118,7 @@ function nodeCluster(cluster: NodeRedisClusterLike): RedisConnection {
     send: async (args, routeKey) => asResp2(await cluster.sendCommand(routeKey, false, [...args])),
     // The cluster keeps a subscriber per shard of its own and moves it when slots move.
     subscribe: (channel, listener) => cluster.sSubscribe(channel, listener),
-    unsubscribe: (channel) => cluster.sUnsubscribe(channel),
+    unsubscribe: (channel, listener) => cluster.sUnsubscribe(channel, listener),
     close: () => Promise.resolve(),
   };
 }

@@ -670,7 +670,7 @@ export class RedisTaskStore implements TaskStore {
 
   async close(): Promise<void> {
     this.#closing.abort();
-    this.#wakeups.close();
+    await this.#wakeups.close();
     await this.#conn.close();
     await this.#onClose?.();
   }

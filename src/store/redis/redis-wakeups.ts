@@ -14,10 +14,13 @@ import { scopeOfTag } from './redis-keys.js';
 
 /** How long a channel nobody waits on stays subscribed. */
 const LINGER_MS = 30_000;
+/** Longest wait for the unsubscribes when the store closes. */
+const CLOSE_WAIT_MS = 1000;
 
 interface Channel {
   users: number;
   ready: Promise<void>;
+  listener: (message: string) => void;
   linger?: ReturnType<typeof setTimeout>;
 }
 
@@ -41,12 +44,11 @@ export class RedisWakeups {
     let ch = this.#channels.get(name);
     if (ch === undefined) {
       const scope = scopeOfTag(tag);
-      const ready = this.conn
-        .subscribe(name, (id) => this.notifier.notify(taskKey(scope, id)))
-        .catch(() => {
-          this.#channels.delete(name);
-        });
-      ch = { users: 0, ready };
+      const listener = (id: string) => this.notifier.notify(taskKey(scope, id));
+      const ready = this.conn.subscribe(name, listener).catch(() => {
+        this.#channels.delete(name);
+      });
+      ch = { users: 0, ready, listener };
       this.#channels.set(name, ch);
     }
     const held = ch;
@@ -64,7 +66,7 @@ export class RedisWakeups {
       held.linger = setTimeout(() => {
         if (held.users > 0 || this.#channels.get(name) !== held) return;
         this.#channels.delete(name);
-        void this.conn.unsubscribe(name).catch(() => undefined);
+        void this.conn.unsubscribe(name, held.listener).catch(() => undefined);
       }, LINGER_MS);
       held.linger.unref();
     };
@@ -75,9 +77,23 @@ export class RedisWakeups {
     return this.#channels.size;
   }
 
-  close(): void {
+  /**
+   * Stops listening: every channel this store subscribed to is left. Waits for that at most `CLOSE_WAIT_MS`: a
+   * Redis that is down must not hold a closing server (its subscriber connection is closed next anyway).
+   */
+  async close(): Promise<void> {
     this.#closed = true;
-    for (const ch of this.#channels.values()) if (ch.linger !== undefined) clearTimeout(ch.linger);
+    const channels = [...this.#channels];
     this.#channels.clear();
+    const left = Promise.all(
+      channels.map(async ([name, ch]) => {
+        if (ch.linger !== undefined) clearTimeout(ch.linger);
+        await ch.ready;
+        await this.conn.unsubscribe(name, ch.listener).catch(() => undefined);
+      }),
+    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([left, new Promise((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 }

@@ -75,7 +75,7 @@ describe.skipIf(!shared)('openStore on the shared Redis, which persists nothing'
       const scope = { tenant: '', owner: '' };
       expect((await store.createTask(scope, { task })).outcome).toBe('created');
       const c = await connectRedis();
-      expect((await c.scan('0', { MATCH: `${prefix}*`, COUNT: 1000 })).keys.length).toBeGreaterThan(0);
+      expect(await c.exists(`${prefix}scopes`)).toBe(1);
       await c.close();
     } finally {
       await store.close();
