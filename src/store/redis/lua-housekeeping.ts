@@ -97,6 +97,9 @@ if keys < limit then
     if v[1] == '1' and tonumber(v[2]) <= cutoff then
       redis.call('DEL', kk)
       tombs = tombs + 1
+    elseif not v[1] then
+      -- Its Redis TTL (the same age) ran out first: a tombstone past its age all the same, counted as purged.
+      tombs = tombs + 1
     end
     redis.call('ZREM', IX_TOMB, key)
   end
