@@ -213,7 +213,7 @@ const VALUE_OPTIONS: readonly (readonly [string, string, string])[] = [
   [
     '--max-keys <n>',
     'live keys per tenant and principal, at least 1, or none (ADR 0047)',
-    'auto: 100000 on memory and redis, none on sqlite and postgres',
+    'auto: 100000 on memory, none on sqlite and postgres',
   ],
   ['--expired-keys <policy>', 'a key past --key-ttl: refuse or treat-as-new', 'refuse'],
   ['--retention-interval <duration>', 'how often retention runs, or off (then run a2a-once sweep)', '60s'],
