@@ -4,6 +4,7 @@
  * CROSSSLOT, and scopes spread over the nodes. The peer is a second cluster client, so the races run on separate
  * connections to every node. A fresh key prefix per test, deleted on every master after.
  */
+import { Cluster as IoredisCluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/store/clock.js';
@@ -12,7 +13,7 @@ import { scopeTag } from '../../src/store/redis/redis-keys.js';
 import { redisServerInstalled, startOwnCluster, type OwnCluster } from '../store/redis/redis-server.js';
 import { describeTaskStoreContract } from './contract.js';
 import { DriverFaults } from './fixtures/driver-faults.js';
-import { ALICE, BOB, OTHER_TENANT } from './fixtures/tasks.js';
+import { ALICE, BOB, OTHER_TENANT, makeTask, statusEvent, withState } from './fixtures/tasks.js';
 import { faultyConnection, freshPrefix } from './redis-backend.js';
 
 if (!redisServerInstalled) {
@@ -67,6 +68,29 @@ describe.skipIf(!redisServerInstalled)('Redis Cluster', () => {
       slots.map((slot) => main.masters.find((m) => main.getSlotMaster(Number(slot)).id === m.id)?.id),
     );
     expect(owners.size).toBeGreaterThan(1);
+  });
+
+  it('runs through an ioredis Cluster too, loading its scripts on the nodes that own the scopes', async () => {
+    for (const master of main.masters) await (await main.nodeClient(master)).sendCommand(['SCRIPT', 'FLUSH']);
+    const io = new IoredisCluster(own.ports.map((port) => ({ host: '127.0.0.1', port })));
+    io.on('error', () => undefined);
+    const prefix = freshPrefix();
+    const store = new RedisTaskStore({ client: io, prefix });
+    try {
+      for (const scope of [ALICE, BOB, OTHER_TENANT]) {
+        const task = makeTask('t1');
+        expect((await store.createTask(scope, { task })).outcome).toBe('created');
+        const done = withState(task, 'TASK_STATE_COMPLETED');
+        const write = { expectFence: 1, task: done, events: [statusEvent(task, 'TASK_STATE_COMPLETED')] };
+        expect((await store.commit(scope, 't1', write)).ok).toBe(true);
+        expect((await store.listTasks(scope, { pageSize: 10 })).totalSize).toBe(1);
+      }
+      expect(await store.countLiveKeys()).toBe(0);
+    } finally {
+      await store.close();
+      await io.quit();
+      await dropPrefix(main, prefix);
+    }
   });
 
   describeTaskStoreContract('redis cluster', () => {

@@ -1,7 +1,7 @@
 /**
  * The store's Lua scripts and how they are run (ADR 0116): by SHA1 (`EVALSHA`, or `EVALSHA_RO` for the reads, so
- * a read can never write), and loaded with `SCRIPT LOAD` only when the server answers NOSCRIPT (a restart, a
- * failover, a node that never ran it, `SCRIPT FLUSH`), then run again. A script's first key decides its slot:
+ * a read can never write), and sent whole (`EVAL`, `EVAL_RO`), which loads them into that node's cache, only
+ * when the server answers NOSCRIPT (a restart, a failover, a node that never ran it, `SCRIPT FLUSH`). A script's first key decides its slot:
  * scope scripts get the scope's base and touch only keys of that hash tag.
  */
 import { createHash } from 'node:crypto';
@@ -48,7 +48,7 @@ export class RedisScript {
     this.sha = createHash('sha1').update(body).digest('hex');
   }
 
-  /** Runs the script with `keys` (the first routes it) and `args`; loads it on NOSCRIPT and runs it again. */
+  /** Runs the script with `keys` (the first routes it) and `args`; on NOSCRIPT sends it whole, loading it. */
   async run(conn: RedisConnection, keys: readonly string[], args: readonly string[]): Promise<RedisReply> {
     const command = [
       this.readOnly ? 'EVALSHA_RO' : 'EVALSHA',
@@ -61,8 +61,10 @@ export class RedisScript {
       return await conn.send(command, keys[0]);
     } catch (err) {
       if (!isNoScript(err)) throw err;
-      await conn.send(['SCRIPT', 'LOAD', this.body], keys[0]);
-      return conn.send(command, keys[0]);
+      // The script itself, with its keys: routed like EVALSHA (SCRIPT LOAD has no key, and a cluster client may
+      // send it to any node), and the node caches it, so the next EVALSHA finds it.
+      const evaluate = [this.readOnly ? 'EVAL_RO' : 'EVAL', this.body, ...command.slice(2)];
+      return conn.send(evaluate, keys[0]);
     }
   }
 }
