@@ -1,11 +1,13 @@
 // Keyed SendMessage (at 16, 1 and 64 connections) and GetTask throughput of a2a-once per store: memory, SQLite (a
-// file in a fresh temp dir) and PostgreSQL (a fresh schema on the local server), in one run, as ratios to the
+// file in a fresh temp dir), PostgreSQL (a fresh schema on the local server) and Redis (a fresh key prefix on the
+// local server, deleted after), in one run, as ratios to the
 // in-memory figure and to @a2a-js/sdk 1.3.0 serving the same echo agent from its in-memory store (measured in the
 // same rounds).
 //
 //   node bench/store-throughput.mjs [--duration 10] [--warmup 2] [--rounds 3] [--connections 16]
-//                                   [--stores memory,sqlite,postgres] [--rows send,get,c1,c64]
+//                                   [--stores memory,sqlite,postgres,redis] [--rows send,get,c1,c64]
 //   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test (default)
+//   BENCH_REDIS_URL=redis://127.0.0.1:6379/0 (default)
 //
 // PostgreSQL itself is not pinned: its backends compete with the server and the load generator for the 2 cores.
 import {
@@ -19,6 +21,7 @@ import {
   ms,
   pgQuery,
   printFailures,
+  redisUp,
   printTable,
   ratio,
   summarize,
@@ -38,12 +41,15 @@ const wanted = (() => {
   return i >= 0 ? process.argv[i + 1].split(',') : undefined;
 })();
 const pgUp = await pgQuery(PG, 'SELECT 1');
+const REDIS = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+const redisAnswers = await redisUp(REDIS);
 const stores = [
   'a2a-js',
   'memory',
   'sqlite',
   'sqlite-normal',
   ...(pgUp ? ['postgres', 'postgres-async'] : []),
+  ...(redisAnswers ? ['redis'] : []),
 ].filter((k) => k === 'a2a-js' || wanted === undefined || wanted.includes(k));
 
 // The workloads, each measured on every store in the same rounds: keyed SendMessage at the chosen concurrency
@@ -65,6 +71,7 @@ const rowNames = (() => {
 console.log('# Keyed SendMessage and GetTask per store (a2a-once, echo agent)');
 console.log(describeMethod(opts));
 if (!pgUp) console.log(`PostgreSQL at ${PG} is unreachable: skipped.`);
+if (!redisAnswers) console.log(`Redis at ${REDIS} is unreachable: skipped.`);
 loadWarning();
 
 const runs = new Map(rowNames.flatMap((row) => stores.map((k) => [`${row}/${k}`, []])));
@@ -140,6 +147,7 @@ if (rowNames.includes('send')) {
   for (const [k, want] of [
     ['sqlite', 1.5],
     ['postgres', 1.0],
+    ['redis', 2.0],
   ]) {
     if (!stores.includes(k)) continue;
     const r = perRound('send', k, 'a2a-js');

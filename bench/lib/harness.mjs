@@ -172,7 +172,47 @@ export async function makeStore(kind) {
       cleanup: () => pgQuery(base, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`),
     };
   }
+  if (kind === 'redis') {
+    // The shared Redis of the machine keeps nothing on disk: the bench server opens it with allowVolatile.
+    const base = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+    const prefix = `bench-${randomBytes(6).toString('hex')}:`;
+    return { url: `${base}?prefix=${prefix}`, cleanup: () => redisDropPrefix(base, prefix) };
+  }
   throw new Error(`unknown store ${kind}`);
+}
+
+/** Whether a Redis answers at `url`. */
+export async function redisUp(url) {
+  const { createClient } = await import('redis');
+  const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: false } });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+/** Deletes every key under `prefix` (SCAN and UNLINK: the server may be shared). */
+export async function redisDropPrefix(url, prefix) {
+  const { createClient } = await import('redis');
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    let cursor = '0';
+    do {
+      const r = await client.scan(cursor, { MATCH: `${prefix}*`, COUNT: 1000 });
+      cursor = String(r.cursor);
+      if (r.keys.length > 0) await client.unlink(r.keys);
+    } while (cursor !== '0');
+  } finally {
+    await client.close();
+  }
 }
 
 /** Runs one statement on PostgreSQL (resolves false when it is unreachable). */

@@ -1,9 +1,11 @@
 // a2a-once (built dist/) serving its echo agent. argv[2] picks the store: memory | sqlite:PATH | postgres://...
-// (| sqlite-normal:PATH, below). argv[3] `otel`: with `telemetry: openTelemetry()` and no tracer provider
-// registered, the set-up whose cost telemetry-cost.mjs measures; argv[3] `grpc`: the gRPC binding
-// (`serveGrpc`) instead of HTTP, printing `grpc://127.0.0.1:PORT`.
-// The memory store's key cap is raised far above what a run sends, so the keyed run measures sends, not 503
-// refusals; the disk stores run at their default, no cap (retention bounds them), as a production server does.
+// (| sqlite-normal:PATH, below | redis://..., opened even when the server persists nothing, as the bench's shared
+// one does). argv[3] `otel`: with `telemetry: openTelemetry()` and no tracer provider registered, the set-up whose
+// cost telemetry-cost.mjs measures; argv[3] `grpc`: the gRPC binding (`serveGrpc`) instead of HTTP, printing
+// `grpc://127.0.0.1:PORT`.
+// The memory-bound stores' key cap (memory, Redis) is raised far above what a run sends, so the keyed run measures
+// sends, not 503 refusals; the disk stores run at their default, no cap (retention bounds them), as a production
+// server does.
 import { createA2AServer } from '../../dist/server/index.js';
 import { serveNode } from '../../dist/server/node/index.js';
 import { createEchoAgent } from '../../dist/cli/agents/echo.js';
@@ -16,6 +18,7 @@ const store = await open(storeUrl);
 // `sqlite-normal:PATH` (bench only): SQLite with synchronous=NORMAL, to show what the per-commit fsync of the
 // default FULL costs. Everything else goes through openStore like the CLI's --store.
 async function open(url) {
+  if (url.startsWith('redis://')) return openStore(url, { redis: { allowVolatile: true } });
   if (!url.startsWith('sqlite-normal:')) return openStore(url);
   const { SqliteTaskStore } = await import('../../dist/store/sqlite/index.js');
   const s = new SqliteTaskStore({ path: url.slice('sqlite-normal:'.length), synchronous: 'NORMAL' });
@@ -30,7 +33,7 @@ const server = createA2AServer({
   card: agent.card,
   store,
   ...(telemetry ? { telemetry } : {}),
-  ...(storeUrl === 'memory' ? { maxKeysPerScope: 10_000_000 } : {}),
+  ...(storeUrl === 'memory' || storeUrl.startsWith('redis://') ? { maxKeysPerScope: 10_000_000 } : {}),
 });
 if (process.argv[3] === 'grpc') {
   const { serveGrpc } = await import('../../dist/server/grpc/index.js');

@@ -1,8 +1,9 @@
 /**
  * Opens a store from a URL, for the CLI and for servers configured by text: `memory`, `sqlite:PATH`
- * (`sqlite::memory:` too) and `postgres://...` / `postgresql://...` (`?schema=NAME` picks the schema). The SQL
- * backends are imported only when asked for, so a user without better-sqlite3 or pg installed can still use the
- * memory store. SQL stores are migrated on open unless `migrate: false`.
+ * (`sqlite::memory:` too), `postgres://...` / `postgresql://...` (`?schema=NAME` picks the schema) and
+ * `redis://HOST:PORT/DB` / `rediss://...` (`?prefix=NAME` picks the key prefix). The backends are imported only
+ * when asked for, so a user without better-sqlite3, pg or redis installed can still use the memory store. SQL
+ * stores are migrated on open unless `migrate: false`.
  */
 import { userInfo } from 'node:os';
 import type { Clock } from './clock.js';
@@ -16,6 +17,7 @@ import {
 import { StoreError } from './sql/store-error.js';
 import { checkStoreUrlParameters } from './postgres/store-url-parameters.js';
 import type { TaskStore } from './task-store.js';
+import { isRedisUrl, type OpenRedisOptions } from './redis/open-redis.js';
 
 /** Options of `openStore`. */
 export interface OpenStoreOptions {
@@ -34,6 +36,8 @@ export interface OpenStoreOptions {
    * connect timeouts and TCP keep-alive. The store URL's parameters (`?query_timeout=...`) win over these.
    */
   postgres?: PostgresConnectionLimits;
+  /** Options of a `redis://` store: whether a Redis that persists nothing is accepted (ADR 0117). */
+  redis?: Pick<OpenRedisOptions, 'allowVolatile' | 'onPersistence'>;
 }
 
 /** A store opened from a URL; SQL stores also expose `migrate()`. */
@@ -49,6 +53,21 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       ...(options.clock ? { clock: options.clock } : {}),
     });
   }
+  if (isRedisUrl(text)) {
+    // Redis has no schema to migrate: its scripts are loaded by the server on first use.
+    const { openRedis } = await import('./redis/open-redis.js');
+    return openRedis(
+      text,
+      () => importDriver(() => import('redis'), 'redis'),
+      {
+        ...options.redis,
+        ...(options.clock ? { clock: options.clock } : {}),
+        ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
+        ...(options.tombstoneTtlMs !== undefined ? { tombstoneTtlMs: options.tombstoneTtlMs } : {}),
+      },
+      describeStoreUrl,
+    );
+  }
   let store: OpenedStore & { migrate(): Promise<MigrationReport> };
   if (text.startsWith('sqlite:')) {
     store = await openSqlite(sqlitePath(text), options);
@@ -61,7 +80,7 @@ export async function openStore(url: string, options: OpenStoreOptions = {}): Pr
       : '';
     throw new StoreError(
       'BAD_STORE_URL',
-      `unknown store '${describeStoreUrl(text)}' (use memory, sqlite:PATH or postgres://USER@HOST/DB?schema=NAME)${hint}`,
+      `unknown store '${describeStoreUrl(text)}' (use memory, sqlite:PATH, postgres://USER@HOST/DB?schema=NAME, redis://HOST:PORT/DB or redis-cluster://HOST:PORT,...)${hint}`,
     );
   }
   if (options.migrate !== false) {

@@ -31,7 +31,10 @@ export function run(args: string[], io: CliIO): Promise<number> {
       const store = await openStore(url, { migrate: false });
       try {
         if (!store.migrate) {
-          io.out(`${describeStoreUrl(url)}: nothing to migrate (the memory store has no schema)`);
+          const why = url.trim().startsWith('memory')
+            ? 'the memory store has no schema'
+            : 'Redis has no schema: the store loads its scripts on first use';
+          io.out(`${describeStoreUrl(url)}: nothing to migrate (${why})`);
           return 0;
         }
         const report = await store.migrate();

@@ -58,6 +58,7 @@
  * it go to stderr.
  */
 import { openStore, describeStoreUrl } from '../../store/open-store.js';
+import type { RedisPersistence } from '../../store/redis/redis-persistence.js';
 import { createAgent, EffectsLog, AGENT_NAMES } from '../agents/index.js';
 import type { AgentName } from '../agents/index.js';
 import { createA2AServer } from '../../server/create-server.js';
@@ -124,6 +125,7 @@ interface ServeFlags extends ServeAuthFlags {
   metricsPort?: string;
   grpcPort?: string;
   compat?: string;
+  redisAllowVolatile?: boolean;
 }
 
 /** The environment variable holding the webhook signing secret (preferred to the flag: flags show in `ps`). */
@@ -203,7 +205,7 @@ const VALUE_OPTIONS: readonly (readonly [string, string, string])[] = [
   ['--agent <name>', `agent to serve: ${AGENT_NAMES.join(', ')}`, 'echo'],
   [
     '--store <url>',
-    'task store: memory, sqlite:PATH or postgres://USER@HOST/DB?schema=NAME',
+    'task store: memory, sqlite:PATH, postgres://USER@HOST/DB?schema=NAME or redis://HOST:PORT/DB?prefix=NAME',
     DEFAULT_STORE_URL,
   ],
   ['--key-ttl <duration>', 'how long an idempotency key is held (the card advertises it)', '24h'],
@@ -290,6 +292,10 @@ export function run(args: string[], io: CliIO): Promise<number> {
       '--compat <version>',
       'also serve A2A v0.3 peers: v0.3 JSON-RPC, v0.3 HTTP+JSON under /v1 and the v0.3 card (default: v1.0 only)',
     )
+    .option(
+      '--redis-allow-volatile',
+      'open a redis:// store whose server persists nothing (a restart of it forgets every key) (default: refused)',
+    )
     .option('--verbose', 'log every request as a JSON line on stderr')
     .addHelpText(
       'after',
@@ -367,7 +373,16 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
   // Internal, for `demo --trace` (ADR 0096): spans to the file the demo named, and to the agent's own clients.
   const tracing = await traceFileFromEnv();
   const traced = tracing ? { telemetry: tracing.telemetry } : {};
-  const store = await openStore(o.store, { tombstoneTtlMs }).catch(async (err: unknown) => {
+  let redisNote: string | undefined;
+  const redis = {
+    allowVolatile: o.redisAllowVolatile === true,
+    onPersistence: (p: RedisPersistence) => {
+      redisNote = p.persists
+        ? `Redis ${p.version}, ${p.aof ? `AOF (appendfsync ${p.appendfsync ?? 'unknown'})` : 'RDB snapshots only'}`
+        : `Redis ${p.version} persists NOTHING (--redis-allow-volatile): a restart of it forgets every key`;
+    },
+  };
+  const store = await openStore(o.store, { tombstoneTtlMs, redis }).catch(async (err: unknown) => {
     await metrics?.close();
     throw badStoreUrl(err);
   });
@@ -426,6 +441,7 @@ async function serve(o: ServeFlags, io: CliIO): Promise<number> {
     throw err;
   }
   io.err(`a2a-once serve: agent ${agentName}, store ${storeText(o.store)}`);
+  if (redisNote !== undefined) io.err(`a2a-once serve: ${redisNote}`);
   io.err(`a2a-once serve: authentication: ${auth.summary}`);
   io.out(`a2a-once listening on ${handle.url}`);
   io.err(`a2a-once serve: card at ${handle.url}/.well-known/agent-card.json; Ctrl+C (or SIGTERM) stops it`);

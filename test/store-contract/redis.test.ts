@@ -1,0 +1,62 @@
+/**
+ * The contract suite against Redis: the shared server on 127.0.0.1:6379, a fresh key prefix per test, all under
+ * one prefix for the run, deleted after it, and a second client for the peer, so the races run on separate
+ * connections. Skipped with a notice where no Redis answers; failed instead under CI=true (redis-backend.ts).
+ */
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { ManualClock } from '../../src/store/clock.js';
+import { RedisTaskStore, redisConnection } from '../../src/store/redis/index.js';
+import { describeTaskStoreContract } from './contract.js';
+import { DriverFaults } from './fixtures/driver-faults.js';
+import {
+  connectRedis,
+  dropPrefix,
+  RUN_PREFIX,
+  faultyConnection,
+  freshPrefix,
+  redisLaneOrSkip,
+  type NodeRedis,
+} from './redis-backend.js';
+
+const available = await redisLaneOrSkip('Redis store contract tests');
+
+if (!available) {
+  describe.skip('TaskStore contract: redis', () => it('needs a Redis server', () => undefined));
+} else {
+  let main: NodeRedis;
+  let second: NodeRedis;
+  beforeAll(async () => {
+    [main, second] = await Promise.all([connectRedis(), connectRedis()]);
+  });
+  afterAll(async () => {
+    await dropPrefix(main, RUN_PREFIX);
+    await Promise.all([main.close(), second.close()]);
+  });
+
+  describeTaskStoreContract('redis', () => {
+    const clock = new ManualClock();
+    const prefix = freshPrefix();
+    const faults = new DriverFaults();
+    const store = new RedisTaskStore({
+      client: faultyConnection(redisConnection(main), faults),
+      prefix,
+      clock,
+      pollIntervalMs: 50,
+    });
+    const peers: RedisTaskStore[] = [];
+    return Promise.resolve({
+      store,
+      clock,
+      faults,
+      openPeer: () => {
+        const peer = new RedisTaskStore({ client: second, prefix, clock, pollIntervalMs: 50 });
+        peers.push(peer);
+        return Promise.resolve(peer);
+      },
+      cleanup: async () => {
+        for (const p of peers) await p.close();
+        await store.close();
+      },
+    });
+  });
+}
