@@ -1,7 +1,7 @@
 /**
  * The `TaskStore` contract: the real dedup mechanism (ADR 0001). Atomicity lives
  * here, never in a process-local lock alone, because server replicas share the store. Every backend (memory,
- * SQLite, PostgreSQL) implements this one interface and passes one contract suite (test/store-contract/).
+ * SQLite, PostgreSQL, Redis) implements this one interface and passes one contract suite (test/store-contract/).
  *
  * Conventions for every method:
  * - All methods act inside one `Scope` (tenant + owner); nothing crosses scopes.
@@ -21,7 +21,7 @@ import type { Scope } from './scope.js';
 export interface StoreCapabilities {
   /** Atomic key claims: the server advertises the idempotency extension exactly when this is true. */
   readonly idempotency: boolean;
-  /** Several processes can share this store safely (SQLite file, PostgreSQL); false for memory. */
+  /** Several processes can share this store safely (SQLite file, PostgreSQL, Redis); false for memory. */
   readonly sharedAcrossProcesses: boolean;
   /**
    * Keys live on disk, bounded by retention rather than by memory (SQLite, PostgreSQL). The server then sets no

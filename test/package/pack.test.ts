@@ -41,6 +41,7 @@ const SUBPATHS = [
   'a2a-once/client/grpc',
   'a2a-once/stores/sqlite',
   'a2a-once/stores/postgres',
+  'a2a-once/stores/redis',
   'a2a-once/webhooks',
   'a2a-once/otel',
 ] as const;
