@@ -11,7 +11,7 @@ export default defineConfig({
     pool: 'forks',
     // A worker runs file after file rather than a fresh process per file: starting a process and vitest in it for
     // each of some 260 files cost more CPU than most files' tests. Each file still imports this repository's
-    // modules afresh (fresh-modules.ts), so module-level state never leaks from one file into the next.
+    // modules afresh (fresh-modules.ts), so module-level state never leaks from one file into the next (ADR 0114).
     isolate: false,
     setupFiles: ['test/helpers/fresh-modules.ts'],
     // Four files at a time, even on two cores: most of the suite's time is spent waiting on leases, timers and child
