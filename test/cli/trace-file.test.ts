@@ -7,7 +7,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { context, propagation, trace } from '@opentelemetry/api';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import {
   startTraceFile,
   traceFileFromEnv,
@@ -18,6 +19,13 @@ import {
 const dir = mkdtempSync(join(tmpdir(), 'a2a-once-trace-file-'));
 const file = join(dir, 'spans.jsonl');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+// startTraceFile registers a tracer provider, context manager and propagator globally, as the CLI wants: each
+// test's are taken back after it, so neither the next test nor a later file in this worker traces into this file.
+afterEach(() => {
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
 
 describe('the span file', () => {
   it('is off without the variable', async () => {

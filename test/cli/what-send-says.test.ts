@@ -17,6 +17,7 @@ import type { NodeServerHandle } from '../../src/server/node/index.js';
 import { MemoryTaskStore } from '../../src/store/memory/index.js';
 import { localCallContext } from '../../src/server/call-context.js';
 import { capture } from './capture.js';
+import { closeNode } from '../helpers/close-node.js';
 
 let server: A2AServer;
 let http: NodeServerHandle;
@@ -43,7 +44,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await http.close();
+  await closeNode(http);
   await server.close();
 });
 

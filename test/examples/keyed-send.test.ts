@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payOnce } from '../../examples/keyed-send.js';
 import { echoAgent } from '../../examples/hosting/mount.js';
 import { serveNode, type NodeServerHandle } from '../../src/server/node/index.js';
+import { closeNode } from '../helpers/close-node.js';
 
 describe('example: a keyed send', () => {
   let agent: ReturnType<typeof echoAgent>;
@@ -11,7 +12,7 @@ describe('example: a keyed send', () => {
     http = await serveNode(agent.fetch);
   });
   afterAll(async () => {
-    await http.close();
+    await closeNode(http);
     await agent.close();
   });
 

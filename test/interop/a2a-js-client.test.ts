@@ -30,6 +30,7 @@ import { createAgent } from '../../src/cli/agents/index.js';
 import { createA2AServer, type A2AServer } from '../../src/server/index.js';
 import { serveNode, type NodeServerHandle } from '../../src/server/node/index.js';
 import { checkExchanges, recordingFetch, settled, type Exchange } from './recording-fetch.js';
+import { closeNode } from '../helpers/close-node.js';
 
 // Push notifications declared, so the config operations below are served (they refuse on a card without them).
 const agent = createAgent('tck', { pushNotifications: true });
@@ -42,7 +43,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await node.close();
+  await closeNode(node);
   await server.close();
 });
 

@@ -9,6 +9,7 @@ import { createA2AServer } from '../../src/server/create-server.js';
 import { serveNode, type NodeServerHandle } from '../../src/server/node/index.js';
 import { silentLogger } from '../../src/server/observability/logger.js';
 import { KIND, registerOtel, type RegisteredOtel } from './otel-harness.js';
+import { closeNode } from '../helpers/close-node.js';
 
 const telemetry = openTelemetry();
 let otel: RegisteredOtel;
@@ -29,7 +30,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await node.close();
+  await closeNode(node);
   await otel.unregister();
 });
 

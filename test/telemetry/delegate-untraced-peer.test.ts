@@ -13,6 +13,7 @@ import { serveNode, type NodeServerHandle } from '../../src/server/node/index.js
 import { silentLogger } from '../../src/server/observability/logger.js';
 import { MemoryTaskStore } from '../../src/store/memory/index.js';
 import { ancestry, KIND, registerOtel, until, type RegisteredOtel } from './otel-harness.js';
+import { closeNode } from '../helpers/close-node.js';
 
 const telemetry = openTelemetry();
 let otel: RegisteredOtel;
@@ -53,7 +54,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const s of servers) {
-    await s.node.close();
+    await closeNode(s.node);
     await s.server.close();
   }
   await otel.unregister();

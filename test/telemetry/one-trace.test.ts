@@ -19,6 +19,7 @@ import { silentLogger } from '../../src/server/observability/logger.js';
 import { MemoryTaskStore } from '../../src/store/memory/index.js';
 import { FaultProxy, isCall } from '../client/harness/fault-proxy.js';
 import { ancestry, byId, KIND, parentOf, registerOtel, until, type RegisteredOtel } from './otel-harness.js';
+import { closeNode } from '../helpers/close-node.js';
 
 const telemetry = openTelemetry();
 const RETRY = { retry: { maxAttempts: 5, backoff: { initialMs: 20, maxMs: 100 } }, telemetry } as const;
@@ -101,7 +102,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const a of agents) {
     await a.proxy.close();
-    await a.node.close();
+    await closeNode(a.node);
     await a.server.close();
   }
   await otel.unregister();

@@ -18,6 +18,7 @@ import { readSse, rpcRequest, restRequest, userMsg } from '../helpers/http.js';
 
 const msg = (text: string) => userMsg(crypto.randomUUID(), text);
 import { KIND, registerOtel, until, type RegisteredOtel } from './otel-harness.js';
+import { closeNode } from '../helpers/close-node.js';
 
 let otel: RegisteredOtel;
 beforeAll(() => {
@@ -64,7 +65,7 @@ describe('without the telemetry option', () => {
       for (const h of sent) expect(h.has('traceparent')).toBe(false);
       expect(otel.spans()).toEqual([]);
     } finally {
-      await node.close();
+      await closeNode(node);
       await s.close();
     }
   });

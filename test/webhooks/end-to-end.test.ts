@@ -21,6 +21,7 @@ import {
   type WebhookReceiver,
 } from '../../src/webhooks/index.js';
 import { FAST_PUSH, pushServer, TEST_SECRET } from '../server/push/push-server.js';
+import { closeNode } from '../helpers/close-node.js';
 
 /** What the receiver applied, in order: `taskId:seq:kind`. */
 const applied: string[] = [];
@@ -101,7 +102,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await agent.close();
+  await closeNode(agent);
   await server.close();
   await new Promise<void>((r) => front.close(() => r()));
   await new Promise<void>((r) => inner.close(() => r()));

@@ -10,6 +10,7 @@ import { serveNode, type NodeServerHandle } from '../../src/server/node/index.js
 import { MemoryTaskStore } from '../../src/store/memory/index.js';
 import { createWebhookReceiver, isRefusal, type ApplyInfo } from '../../src/webhooks/index.js';
 import { delivery, labelOf, newSecret } from './sender.js';
+import { closeNode } from '../helpers/close-node.js';
 
 let http: NodeServerHandle;
 let server: ReturnType<typeof createA2AServer>;
@@ -36,7 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await http.close();
+  await closeNode(http);
   await server.close();
 });
 

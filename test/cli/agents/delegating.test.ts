@@ -11,6 +11,7 @@ import { serveNode } from '../../../src/server/node/index.js';
 import type { NodeServerHandle } from '../../../src/server/node/index.js';
 import { MemoryTaskStore } from '../../../src/store/memory/index.js';
 import { handlerFor, sendForTask, userMessage } from './harness.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 let child: NodeServerHandle;
 let closeChild: () => Promise<void>;
@@ -32,7 +33,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await child?.close();
+  if (child) await closeNode(child);
   await closeChild?.();
 });
 

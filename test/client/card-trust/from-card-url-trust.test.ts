@@ -11,6 +11,7 @@ import { A2AClient, CardNotTrustedError, ClientError } from '../../../src/client
 import { createA2AServer, type A2AServer } from '../../../src/server/create-server.js';
 import { serveNode } from '../../../src/server/node/index.js';
 import { testKey, type TestKey } from '../../card-signing/keys.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const echo = {
   agent: { execute: async (ctx: { complete: (t: string) => Promise<void> }) => ctx.complete('ok') },
@@ -24,7 +25,7 @@ const closers: (() => Promise<void>)[] = [];
 async function listen(server: A2AServer): Promise<string> {
   const handle = await serveNode(server.fetch, { host: '127.0.0.1', port: 0 });
   closers.push(async () => {
-    await handle.close();
+    await closeNode(handle);
     await server.close();
   });
   return handle.url;

@@ -16,6 +16,7 @@ import type { NodeServerHandle } from '../../../src/server/node/index.js';
 import { MemoryTaskStore } from '../../../src/store/memory/index.js';
 import { startJsAgent } from '../harness/a2a-js-server.js';
 import type { JsAgent } from '../harness/a2a-js-server.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 let server: A2AServer;
 let http: NodeServerHandle;
@@ -38,7 +39,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await http.close();
+  await closeNode(http);
   await server.close();
 });
 

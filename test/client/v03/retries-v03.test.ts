@@ -19,6 +19,7 @@ import { startJsAgent } from '../harness/a2a-js-server.js';
 import type { JsAgent } from '../harness/a2a-js-server.js';
 import { FaultProxy, isCall } from '../harness/fault-proxy.js';
 import type { SeenRequest } from '../harness/fault-proxy.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const fast: A2AClientOptions = {
   retry: { maxAttempts: 4, backoff: { initialMs: 20, maxMs: 100 } },
@@ -96,7 +97,7 @@ describe('our server with compat on, reached as a v0.3 agent whose card advertis
   });
   afterAll(async () => {
     await proxy.close();
-    await http.close();
+    await closeNode(http);
   });
 
   it('advertises keys, so the client keys its sends', () => {

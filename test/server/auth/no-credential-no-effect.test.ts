@@ -11,6 +11,7 @@ import type { LogFields, ServerLogger } from '../../../src/server/observability/
 import { serveNode } from '../../../src/server/node/index.js';
 import { MemoryTaskStore } from '../../../src/store/memory/memory-task-store.js';
 import { call, countedAgent, countingStore, message, writesIn, type Binding } from './auth-fixtures.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const GOOD = 'good-token-abcdef-0123';
 const KEY = 'good-api-key-zyxw-987';
@@ -129,7 +130,7 @@ describe('no valid credential, no effect', () => {
       expect(agent.total()).toBe(1);
       expect(writesIn(counted.calls)).toBeGreaterThan(0);
     } finally {
-      await handle.close();
+      await closeNode(handle);
       await server.close();
     }
   });
@@ -190,7 +191,7 @@ describe('credentials stay out of logs and answers', () => {
         }
       }
     } finally {
-      await handle.close();
+      await closeNode(handle);
       await server.close();
     }
     // Something was logged (the agent failures), so the grep below has material.

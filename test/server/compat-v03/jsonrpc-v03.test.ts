@@ -9,6 +9,7 @@ import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import { createA2AServer } from '../../../src/server/index.js';
 import { serveNode } from '../../../src/server/node/index.js';
 import { IDEMPOTENCY_METADATA_KEY } from '../../../src/idempotency/index.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 let runs = 0;
 const agent = {
@@ -34,8 +35,8 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await on.close();
-  await off.close();
+  await closeNode(on);
+  await closeNode(off);
 });
 
 async function rpc(url: string, method: string, params: unknown, headers: Record<string, string> = {}) {

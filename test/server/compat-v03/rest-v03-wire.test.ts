@@ -14,6 +14,7 @@ import { createA2AServer } from '../../../src/server/index.js';
 import { serveNode } from '../../../src/server/node/index.js';
 import { silentLogger } from '../../../src/server/observability/logger.js';
 import { testKey, type TestKey } from '../../card-signing/keys.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 let runs = 0;
 const agent = {
@@ -79,7 +80,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await Promise.all([on.close(), off.close(), strict.close()]);
+  await Promise.all([closeNode(on), closeNode(off), closeNode(strict)]);
 });
 
 const base = (h: Handle) => h.url.replace(/\/$/, '');

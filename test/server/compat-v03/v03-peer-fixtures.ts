@@ -9,6 +9,7 @@ import { createA2AServer } from '../../../src/server/index.js';
 import { serveNode } from '../../../src/server/node/index.js';
 import { silentLogger } from '../../../src/server/observability/logger.js';
 import { FAST_PUSH } from '../push/push-server.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 /** How many times the agent ran. */
 export const runs = { count: 0 };
@@ -69,7 +70,7 @@ export function compatServer(): { readonly url: string } {
     h = await serveNode(server.fetch, { host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
-    await h?.close();
+    if (h) await closeNode(h);
   });
   return {
     get url() {

@@ -10,6 +10,7 @@ import { IDEMPOTENCY_METADATA_KEY } from '../../../src/idempotency/index.js';
 import { createA2AServer } from '../../../src/server/index.js';
 import { serveNode } from '../../../src/server/node/index.js';
 import { SqliteTaskStore } from '../../../src/store/sqlite/index.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 it('a v0.3 and a v1.0 send of one key on two replicas are one task', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-once-v03-'));
@@ -55,7 +56,7 @@ it('a v0.3 and a v1.0 send of one key on two replicas are one task', async () =>
     expect(a.result?.id).toBe((b.result?.task as { id: string }).id);
     expect(runs).toBe(1);
   } finally {
-    await Promise.all(handles.map((h) => h.close()));
+    await Promise.all(handles.map((h) => closeNode(h)));
     await Promise.all(servers.map((s) => s.close()));
     rmSync(dir, { recursive: true, force: true });
   }

@@ -11,6 +11,7 @@ import { createA2AServer, type A2AServer } from '../../../src/server/create-serv
 import { lazyPeer, PeerUnavailableError, type DelegationPeer } from '../../../src/server/delegation/index.js';
 import { serveNode, type NodeServerHandle } from '../../../src/server/node/index.js';
 import { silentLogger } from '../../../src/server/observability/logger.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 /** A port nothing listens on now (the kernel's choice, released at once). */
 function freePort(): Promise<number> {
@@ -97,9 +98,9 @@ describe('a coordinator started before its child', () => {
   });
 
   afterAll(async () => {
-    await coordinatorHttp.close();
+    await closeNode(coordinatorHttp);
     await coordinator.close();
-    await childHttp?.close();
+    if (childHttp) await closeNode(childHttp);
     await child?.close();
   });
 

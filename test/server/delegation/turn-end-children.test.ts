@@ -136,19 +136,25 @@ describe('a parent whose write is lost', () => {
     control.commitPlan = () => (failing ? 'throw' : 'pass');
     let handle: DelegationHandle | undefined;
     let lost: unknown;
-    const server = replica(s, store, {
-      async execute(ctx) {
-        handle = await ctx.delegate(client, 'hold lost write', { pollMs: 20 });
-        failing = true;
-        try {
-          await ctx.working('this write is lost');
-          await ctx.flush();
-        } catch (err) {
-          lost = err;
-          failing = false; // the store heals: the runner's FAILED write lands
-        }
+    const server = replica(
+      s,
+      store,
+      {
+        async execute(ctx) {
+          handle = await ctx.delegate(client, 'hold lost write', { pollMs: 20 });
+          failing = true;
+          try {
+            await ctx.working('this write is lost');
+            await ctx.flush();
+          } catch (err) {
+            lost = err;
+            failing = false; // the store heals: the runner's FAILED write lands
+          }
+        },
       },
-    });
+      // The lost write is given up after 200 ms of retries rather than the default 10 s (ADR 0052).
+      { storeWriteBudgetMs: 200 },
+    );
     const res = await server.handler.sendMessage({ message: userMessage('parent') }, localCallContext());
     expect(lost).toBeInstanceOf(StoreWriteError);
     expect(taskOf(res).status.state).toBe('TASK_STATE_FAILED');

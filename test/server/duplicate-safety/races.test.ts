@@ -33,6 +33,7 @@ import {
   type Binding,
   type Endpoint,
 } from './helpers.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const N = 100;
 const CONTINUATIONS = 20;
@@ -68,7 +69,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const s of [slow, ask]) {
-    await withTimeout(s.handle.close(), 5000, 'socket close').catch(() => undefined);
+    await withTimeout(closeNode(s.handle), 5000, 'socket close').catch(() => undefined);
     await withTimeout(s.server.close(), 5000, 'server close').catch(() => undefined);
   }
   rmSync(dir, { recursive: true, force: true });

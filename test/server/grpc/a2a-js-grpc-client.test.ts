@@ -24,6 +24,7 @@ import { createA2AServer, type A2AServer } from '../../../src/server/index.js';
 import { serveNode, type NodeServerHandle } from '../../../src/server/node/index.js';
 import { serveGrpc, type GrpcServerHandle } from '../../../src/server/grpc/index.js';
 import { checkPortFree } from './free-port.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const agent = createAgent('tck', { pushNotifications: true });
 let server: A2AServer;
@@ -51,7 +52,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([node.close(), grpc.close({ graceMs: 500 }), server.close({ graceMs: 0 })]);
+  await Promise.all([closeNode(node), grpc.close({ graceMs: 500 }), server.close({ graceMs: 0 })]);
 });
 
 let seq = 0;

@@ -7,6 +7,7 @@ import type { A2AServer } from '../../../src/server/index.js';
 import { serveNode, type NodeServerHandle } from '../../../src/server/node/index.js';
 import { expectRestError, rpcJson, uid, userMsg } from '../../helpers/http.js';
 import { builtinServer } from './fixtures.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const MiB = 1024 * 1024;
 const byDefault: A2AServer = builtinServer('echo');
@@ -20,7 +21,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([def.close(), tiny.close()]);
+  await Promise.all([closeNode(def), closeNode(tiny)]);
   await Promise.all([byDefault.close(), small.close()]);
 });
 

@@ -24,6 +24,7 @@ import {
   type SseFrame,
 } from '../../helpers/http.js';
 import { builtinServer, inlineServer } from './fixtures.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const servers: { tck: A2AServer; ask: A2AServer; slow: A2AServer; noStream: A2AServer } = {
   tck: builtinServer('tck'),
@@ -43,7 +44,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all(handles.map((h) => h.close()));
+  await Promise.all(handles.map((h) => closeNode(h)));
   await Promise.all(Object.values(servers).map((s) => s.close()));
 });
 

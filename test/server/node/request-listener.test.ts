@@ -5,10 +5,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LogFields, ServerLogger } from '../../../src/server/observability/logger.js';
 import { serveNode, type NodeServerHandle } from '../../../src/server/node/index.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 let handle: NodeServerHandle | undefined;
 afterEach(async () => {
-  await handle?.close();
+  if (handle) await closeNode(handle);
   handle = undefined;
 });
 

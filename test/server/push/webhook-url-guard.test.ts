@@ -17,6 +17,7 @@ import {
   webhookOrigin,
   type WebhookResolver,
 } from '../../../src/server/push/webhook-url-guard.js';
+import { closeNode } from '../../helpers/close-node.js';
 
 const TABLE: readonly [string, AddressClass][] = [
   ['8.8.8.8', 'public'],
@@ -185,7 +186,7 @@ describe('a loopback webhook refused by a real server', () => {
     client = await A2AClient.fromCardUrl(http.url);
   });
   afterAll(async () => {
-    await http.close();
+    await closeNode(http);
     await server.close();
   });
 
