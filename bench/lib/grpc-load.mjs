@@ -1,11 +1,15 @@
 // The gRPC load generator, run as its own process (pinned to CPU 1 by the harness), with the same shape as
-// load.mjs: `connections` channels, each on its own HTTP/2 connection, one SendMessage in flight on each, a fresh
-// message (new messageId, and a new key when keyed) for every call, and every answer decoded and checked.
-// Prints one JSON line: { rps, p50, p99, checked, failures, ... }.
+// load.mjs: `connections` HTTP/2 connections, one SendMessage in flight on each, a fresh message (new messageId,
+// and a new key when keyed) for every call, and every answer decoded and checked. Prints one JSON line:
+// { rps, p50, p99, checked, failures, ... }.
 //
-// argv[2]: JSON { url: 'grpc://host:port', connections, warmup, duration, keyed }
+// argv[2]: JSON { url: 'grpc://host:port', connections, warmup, duration, keyed, client?: 'http2' | 'grpc-js' }
+// The default client speaks gRPC's framing on node:http2 itself (a 5-byte length prefix, `grpc-status` in the
+// trailers): grpc-js's own client costs more CPU per call than the servers measured, so with it the load
+// generator, not the server, would set the figure. `client: 'grpc-js'` measures with grpc-js instead.
 // Messages are written and read with the repository's own codec (dist/protocol/grpc), the same for every server
 // measured, so the load generator's cost per call is equal whichever server answers.
+import { connect, constants as h2 } from 'node:http2';
 import { credentials, Client, Metadata, status as grpcStatus } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import { encodeProto, decodeProto } from '../../dist/protocol/grpc/index.js';
@@ -61,19 +65,69 @@ let recording = false;
 let recorded = 0;
 let measured = 0;
 
-// One channel per "connection": a local subchannel pool keeps grpc-js from sharing one HTTP/2 connection.
-const clients = Array.from(
-  { length: cfg.connections },
-  () =>
-    new Client(target, credentials.createInsecure(), {
-      'grpc.use_local_subchannel_pool': 1,
-      'grpc.max_receive_message_length': 16 * 1024 * 1024,
-    }),
+/** One unary call on an HTTP/2 session, in gRPC's framing; calls back (err, bytes) as grpc-js does. */
+function http2Call(session, message, done) {
+  const stream = session.request({
+    [h2.HTTP2_HEADER_METHOD]: 'POST',
+    [h2.HTTP2_HEADER_PATH]: PATH,
+    [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc',
+    te: 'trailers',
+    'grpc-timeout': '10S',
+    'a2a-version': '1.0',
+  });
+  const chunks = [];
+  let finished = false;
+  const finish = (err, bytes) => {
+    if (finished) return;
+    finished = true;
+    done(err, bytes);
+  };
+  stream.on('data', (c) => chunks.push(c));
+  stream.on('trailers', (trailers) => {
+    const code = Number(trailers['grpc-status']);
+    if (code !== 0) return finish({ code, details: decodeURIComponent(trailers['grpc-message'] ?? '') });
+    const body = Buffer.concat(chunks);
+    // One length-prefixed message: flag byte, 4-byte length, then the message.
+    finish(null, body.subarray(5, 5 + body.readUInt32BE(1)));
+  });
+  stream.on('error', (e) => finish({ code: grpcStatus.UNAVAILABLE, details: String(e) }));
+  stream.on('close', () =>
+    finish({ code: grpcStatus.UNAVAILABLE, details: 'stream closed without trailers' }),
+  );
+  const frame = Buffer.allocUnsafe(5 + message.length);
+  frame[0] = 0;
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  stream.end(frame);
+}
+
+// One connection per "connection": HTTP/2 sessions of our own, or grpc-js channels each with a local
+// subchannel pool (which keeps grpc-js from sharing one HTTP/2 connection among them).
+const useGrpcJs = cfg.client === 'grpc-js';
+const clients = Array.from({ length: cfg.connections }, () =>
+  useGrpcJs
+    ? new Client(target, credentials.createInsecure(), {
+        'grpc.use_local_subchannel_pool': 1,
+        'grpc.max_receive_message_length': 16 * 1024 * 1024,
+      })
+    : connect(`http://${target}`),
 );
 function metadata() {
   const m = new Metadata();
   m.set('a2a-version', '1.0');
   return m;
+}
+function unary(client, done) {
+  if (!useGrpcJs) return http2Call(client, serialize(request()), done);
+  client.makeUnaryRequest(
+    PATH,
+    serialize,
+    deserialize,
+    request(),
+    metadata(),
+    { deadline: Date.now() + 10_000 },
+    done,
+  );
 }
 
 function loop(client, until) {
@@ -81,23 +135,15 @@ function loop(client, until) {
     const next = () => {
       if (performance.now() >= until) return resolve();
       const start = performance.now();
-      client.makeUnaryRequest(
-        PATH,
-        serialize,
-        deserialize,
-        request(),
-        metadata(),
-        { deadline: Date.now() + 10_000 },
-        (err, bytes) => {
-          if (recording) {
-            hist[Math.min(hist.length - 1, Math.floor(((performance.now() - start) * 1000) / BUCKET_US))]++;
-            recorded++;
-            measured++;
-            check(err, bytes);
-          }
-          next();
-        },
-      );
+      unary(client, (err, bytes) => {
+        if (recording) {
+          hist[Math.min(hist.length - 1, Math.floor(((performance.now() - start) * 1000) / BUCKET_US))]++;
+          recorded++;
+          measured++;
+          check(err, bytes);
+        }
+        next();
+      });
     };
     next();
   });

@@ -4,6 +4,7 @@
  * events in the same order (A2A §3.5.2), and a retry follows the first attempt's task exactly as the first
  * caller would (SEMANTICS §2 "replay").
  */
+import { linkSignals } from '../store/linked-signals.js';
 import type { Message, StreamResponse } from '../protocol/model.js';
 import { isTerminalState, type TaskState } from '../protocol/task-state.js';
 import type { StoredEvent, StoredTask } from '../store/records.js';
@@ -70,7 +71,9 @@ export async function waitFor(
   // A shared deadline signal: no per-request AbortController on the hot path (see deadline-signal.ts). Leaving
   // the loop after an event needs no abort: the watch is then suspended at its yield and `return()` ends it.
   const deadline = deadlineSignal(timeoutMs);
-  const stop = signal ? AbortSignal.any([deadline, signal]) : deadline;
+  // Linked, not `AbortSignal.any` (tens of microseconds a call on Node 20), and unlinked when the wait is over.
+  const linked = linkSignals(deadline, signal);
+  const stop = linked.signal;
   // Events seen on the polling path, folded into the answer only if the store fails (see `latestSeen`).
   let seen: StoredEvent[] | undefined;
   try {
@@ -100,6 +103,8 @@ export async function waitFor(
       ...errorFields(err),
     });
     return latest;
+  } finally {
+    linked.dispose();
   }
 }
 

@@ -24,7 +24,8 @@ export function callerOf(req: Request, options: ResolvedHttpOptions): Caller | P
  * extended card goes only to an authenticated caller when the host authenticates at all (A2A §8, ADR 0076).
  */
 export function setupCall(
-  req: Request,
+  /** Only its headers are read: a gRPC call passes its metadata as headers, with no `Request` built. */
+  req: Pick<Request, 'headers'>,
   url: URL,
   method: A2AMethod,
   tenant: string,

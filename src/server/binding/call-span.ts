@@ -21,7 +21,7 @@ const UNREAD_METHOD = 'A2A';
 /** Starts the span of a call whose method may not be known yet (JSON-RPC reads it from the body). */
 export function startCallSpan(
   telemetry: Telemetry,
-  req: Request,
+  req: Pick<Request, 'headers'>,
   agentName: string,
   method: A2AMethod | undefined,
 ): CallSpan {

@@ -37,7 +37,7 @@ import type { ResolvedHttpOptions } from '../http/http-options.js';
 import { isInternal, logInternalAnswer } from '../observability/error-log.js';
 import { jsonLineLogger, type ServerLogger } from '../observability/logger.js';
 import type { RequestHandler } from '../request-handler.js';
-import { requestViewOf } from './grpc-metadata.js';
+import { callUrlOf, headersOf, requestViewOf } from './grpc-metadata.js';
 
 /** What every call of one server shares. */
 export interface GrpcCallEnv {
@@ -84,10 +84,12 @@ export class GrpcCallRefused extends Error {
 }
 
 /**
- * The reason a call's signal aborts with once the call is over: one shared value, because `abort()` without one
- * builds a DOMException (its stack included) on every call.
+ * The reason a call's signal aborts with once the call is over or its client cancelled: one shared value, because
+ * `abort()` without one builds a DOMException (its stack included) on every call, even on an aborted controller.
  */
 const CALL_OVER = new DOMException('The gRPC call is over', 'AbortError');
+/** The reason a call's signal aborts with when its deadline passes (shared, as above). */
+const DEADLINE_PASSED = new DOMException('The gRPC call passed its deadline', 'TimeoutError');
 
 /** The logger a server's calls use. */
 export function callLogger(handler: RequestHandler): ServerLogger {
@@ -100,21 +102,22 @@ export async function runGrpcCall(
   method: A2AMethod,
   call: GrpcCallIn,
 ): Promise<GrpcCallOut> {
-  const shape = GRPC_METHODS[method];
   const { handler } = env;
   const histograms = handler.histograms;
   const timer: CallTimer | undefined = histograms === undefined ? undefined : startCallTimer(histograms);
   const telemetry = live(handler.telemetry);
-  const req = requestViewOf(shape.path, call.metadata);
+  const headers = headersOf(call.metadata);
   const span =
-    telemetry === undefined ? undefined : startCallSpan(telemetry, req, handler.agentCard.name, method);
+    telemetry === undefined
+      ? undefined
+      : startCallSpan(telemetry, { headers }, handler.agentCard.name, method);
   if (span?.span.recording) {
     span.span.setAttribute(ATTR.rpcSystem, 'grpc');
     span.span.setAttribute(ATTR.rpcService, 'lf.a2a.v1.A2AService');
     span.span.setAttribute(ATTR.rpcMethod, method);
     span.span.setAttribute(ATTR.protocolBinding, 'GRPC');
   }
-  const run = () => admitAndDispatch(env, method, call, req, span, timer);
+  const run = () => admitAndDispatch(env, method, call, headers, span, timer);
   return span ? span.span.run(run) : run();
 }
 
@@ -122,19 +125,19 @@ async function admitAndDispatch(
   env: GrpcCallEnv,
   method: A2AMethod,
   call: GrpcCallIn,
-  req: Request,
+  headers: Headers,
   span: CallSpan | undefined,
   timer: CallTimer | undefined,
 ): Promise<GrpcCallOut> {
   const shape = GRPC_METHODS[method];
   const { handler, options, logger } = env;
   const ctl = new AbortController();
-  call.onCancel(() => ctl.abort());
+  call.onCancel(() => ctl.abort(CALL_OVER));
   let ctx: CallContext | undefined;
   let params: unknown;
   try {
     // Who calls is settled before the message is read (ADR 0075).
-    const pending = callerOf(req, options);
+    const pending = options.auth ? callerOf(requestViewOf(shape.path, headers), options) : undefined;
     const caller = pending instanceof Promise ? await pending : pending;
     const parsed = parseParams(method, decodeRequest(shape.requestType, call.request));
     params = parsed;
@@ -144,14 +147,14 @@ async function admitAndDispatch(
     // on Node 20), and unlinked when the call is over, so the shared deadline signal holds nothing of it.
     if (Number.isFinite(call.deadlineMs)) {
       const deadline = deadlineSignal(Math.max(0, call.deadlineMs - Date.now()));
-      const onDeadline = () => ctl.abort();
+      const onDeadline = () => ctl.abort(DEADLINE_PASSED);
       deadline.addEventListener('abort', onDeadline, { once: true });
       ctl.signal.addEventListener('abort', () => deadline.removeEventListener('abort', onDeadline), {
         once: true,
       });
     }
     const signal = ctl.signal;
-    ctx = setupCall(req, new URL(req.url), method, tenant, caller, options, signal);
+    ctx = setupCall({ headers }, callUrlOf(shape.path), method, tenant, caller, options, signal);
     const result = await dispatch(handler, method, parsed, ctx, () => env.baseUrl, options.cardAuthenticator);
     const at = ctx;
     if (!result.stream) {

@@ -28,9 +28,24 @@ export function headersOf(metadata: Metadata): Headers {
   return headers;
 }
 
-/** The `Request` the shared admission reads: the call's path, its metadata as headers. */
-export function requestViewOf(path: string, metadata: Metadata): Request {
-  return new Request(`${CALL_ORIGIN}${path}`, { method: 'POST', headers: headersOf(metadata) });
+/**
+ * The `Request` an Authenticator reads: the call's path, its metadata as headers. Built only when the server
+ * authenticates (a `Request` costs more than the rest of the call's admission); the version and extension checks
+ * read the headers alone.
+ */
+export function requestViewOf(path: string, headers: Headers): Request {
+  return new Request(callUrlOf(path), { method: 'POST', headers });
+}
+
+const callUrls = new Map<string, URL>();
+/** The URL of a call to `path` (one per method, never fetched), as the shared checks take it. */
+export function callUrlOf(path: string): URL {
+  let url = callUrls.get(path);
+  if (url === undefined) {
+    url = new URL(`${CALL_ORIGIN}${path}`);
+    callUrls.set(path, url);
+  }
+  return url;
 }
 
 /**
