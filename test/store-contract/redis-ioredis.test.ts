@@ -4,18 +4,14 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { ManualClock } from '../../src/store/clock.js';
-import { RedisTaskStore, redisConnection } from '../../src/store/redis/index.js';
 import { describeTaskStoreContract } from './contract.js';
-import { DriverFaults } from './fixtures/driver-faults.js';
 import {
   REDIS_HOST,
   REDIS_PORT,
   connectRedis,
   dropPrefix,
   RUN_PREFIX,
-  faultyConnection,
-  freshPrefix,
+  redisContractStores,
   redisLaneOrSkip,
 } from './redis-backend.js';
 
@@ -43,30 +39,11 @@ if (!available) {
     await Promise.all([main.quit(), second.quit()]);
   });
 
-  describeTaskStoreContract('redis (ioredis)', () => {
-    const clock = new ManualClock();
-    const prefix = freshPrefix();
-    const faults = new DriverFaults();
-    const store = new RedisTaskStore({
-      client: faultyConnection(redisConnection(main), faults),
-      prefix,
-      clock,
-      pollIntervalMs: 50,
-    });
-    const peers: RedisTaskStore[] = [];
-    return Promise.resolve({
-      store,
-      clock,
-      faults,
-      openPeer: () => {
-        const peer = new RedisTaskStore({ client: second, prefix, clock, pollIntervalMs: 50 });
-        peers.push(peer);
-        return Promise.resolve(peer);
-      },
-      cleanup: async () => {
-        for (const p of peers) await p.close();
-        await store.close();
-      },
-    });
-  });
+  describeTaskStoreContract(
+    'redis (ioredis)',
+    redisContractStores(
+      () => main,
+      () => second,
+    ),
+  );
 }

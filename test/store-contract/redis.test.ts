@@ -4,16 +4,12 @@
  * connections. Skipped with a notice where no Redis answers; failed instead under CI=true (redis-backend.ts).
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { ManualClock } from '../../src/store/clock.js';
-import { RedisTaskStore, redisConnection } from '../../src/store/redis/index.js';
 import { describeTaskStoreContract } from './contract.js';
-import { DriverFaults } from './fixtures/driver-faults.js';
 import {
   connectRedis,
   dropPrefix,
   RUN_PREFIX,
-  faultyConnection,
-  freshPrefix,
+  redisContractStores,
   redisLaneOrSkip,
   type NodeRedis,
 } from './redis-backend.js';
@@ -33,30 +29,11 @@ if (!available) {
     await Promise.all([main.close(), second.close()]);
   });
 
-  describeTaskStoreContract('redis', () => {
-    const clock = new ManualClock();
-    const prefix = freshPrefix();
-    const faults = new DriverFaults();
-    const store = new RedisTaskStore({
-      client: faultyConnection(redisConnection(main), faults),
-      prefix,
-      clock,
-      pollIntervalMs: 50,
-    });
-    const peers: RedisTaskStore[] = [];
-    return Promise.resolve({
-      store,
-      clock,
-      faults,
-      openPeer: () => {
-        const peer = new RedisTaskStore({ client: second, prefix, clock, pollIntervalMs: 50 });
-        peers.push(peer);
-        return Promise.resolve(peer);
-      },
-      cleanup: async () => {
-        for (const p of peers) await p.close();
-        await store.close();
-      },
-    });
-  });
+  describeTaskStoreContract(
+    'redis',
+    redisContractStores(
+      () => main,
+      () => second,
+    ),
+  );
 }
