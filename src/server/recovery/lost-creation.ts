@@ -37,7 +37,11 @@ export interface LostCreationsInit {
 
 /** The lost creations of this process, and the search for them. */
 export class LostCreations {
-  readonly #pending = new Map<string, { scope: Scope; until: number }>();
+  /**
+   * `writeId` is the one takeover commit's, kept across attempts: an attempt whose answer is lost may have landed
+   * (fence 2, seq 0, our lease), and only the same write id, sent again, is answered as landed (ADR 0052).
+   */
+  readonly #pending = new Map<string, { scope: Scope; until: number; writeId: string; tried: boolean }>();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
   #closed = false;
 
@@ -53,13 +57,19 @@ export class LostCreations {
     if (this.#closed) return;
     const id = idOf(scope, input.task.id);
     if (this.#pending.has(id)) return;
-    this.#pending.set(id, { scope, until: this.init.clock.now() + LOST_CREATION_SEARCH_MS });
+    this.#pending.set(id, {
+      scope,
+      until: this.init.clock.now() + LOST_CREATION_SEARCH_MS,
+      writeId: newWriteId(),
+      tried: false,
+    });
     this.#schedule(id, input.task.id, 0);
   }
 
   /** Whether `record` is a creation of this process that never started (its first turn may be started here). */
   isUnstarted(scope: Scope, record: StoredTask): boolean {
-    return this.#pending.has(idOf(scope, record.task.id)) && pristine(record);
+    const pending = this.#pending.get(idOf(scope, record.task.id));
+    return pending !== undefined && startable(record, pending.tried);
   }
 
   /**
@@ -69,12 +79,14 @@ export class LostCreations {
   async start(scope: Scope, record: StoredTask): Promise<StoredTask | undefined> {
     const { store, runner, leases } = this.init;
     const taskId = record.task.id;
+    const pending = this.#pending.get(idOf(scope, taskId));
     const turn = lostTurnOf(record.task);
-    if (!pristine(record) || turn === undefined) {
+    if (pending === undefined || !startable(record, pending.tried) || turn === undefined) {
       this.#pending.delete(idOf(scope, taskId));
       return undefined;
     }
-    // Thrown (the store failed again): still remembered, and looked for again.
+    pending.tried = true;
+    // Thrown (the store failed again): still remembered, and looked for again, with the same write id.
     const res = await store.commit(scope, taskId, {
       expectFence: 1,
       expectSeq: 0,
@@ -82,7 +94,7 @@ export class LostCreations {
       task: record.task,
       events: [],
       lease: leases.grant(2),
-      writeId: newWriteId(),
+      writeId: pending.writeId,
     });
     this.#pending.delete(idOf(scope, taskId));
     if (!res.ok) return undefined;
@@ -128,7 +140,7 @@ export class LostCreations {
     if (this.#closed || pending === undefined) return;
     try {
       const record = await this.init.store.getTask(pending.scope, taskId);
-      if (record === undefined || !pristine(record)) {
+      if (record === undefined || !startable(record, pending.tried)) {
         // Not stored (the creation did not land), or already moving (recovery took it over): nothing to do.
         this.#pending.delete(id);
         return;
@@ -151,6 +163,15 @@ export class LostCreations {
 /** Untouched since its creation: nobody ever wrote to it, so no turn of it ever stored anything. */
 function pristine(record: StoredTask): boolean {
   return record.fence === 1 && record.seq === 0 && record.kind === 'task';
+}
+
+/**
+ * Whether the first turn may be started here: untouched, or, once a takeover of ours was sent and its answer
+ * lost, possibly taken over by it and nothing more (fence 2, no event). Which of the two it was, our takeover or
+ * another recoverer's, the takeover sent again with its write id tells: only ours is answered as landed.
+ */
+function startable(record: StoredTask, tried: boolean): boolean {
+  return pristine(record) || (tried && record.fence === 2 && record.seq === 0 && record.kind === 'task');
 }
 
 function idOf(scope: Scope, taskId: string): string {

@@ -163,6 +163,33 @@ describe.each(['memory', 'sqlite', 'postgres'] as const)('lost answers through t
     expect(taskOf(await send(t.ep, 'jsonrpc', msg)).id).toBe(taskId);
     expect(runs()).toBe(1);
   });
+
+  it('a lost creation whose takeover answer is lost too: the takeover is sent again with its write id, and the task starts once', async () => {
+    if (name === 'postgres' && pg.kind !== 'server') return;
+    const { t, store, faults, runs } = await setUp({ storeWriteBudgetMs: 200 });
+    faults.armAll('lose-answer');
+    const msg = keyedMessage('hello');
+    expect(errorOf(await send(t.ep, 'jsonrpc', msg)).reason).toBe('INTERNAL_ERROR');
+    faults.clear();
+    // The next write is the search's takeover (fence 1 -> 2): it lands, and its answer is lost.
+    faults.arm('lose-answer');
+    let taskId = '';
+    await until(
+      async () => {
+        const key = await store.getKey(ANON, String(msg.metadata?.['a2a-rust.com/idempotency-key']));
+        taskId = key?.taskId ?? '';
+        return (
+          taskId !== '' && (await store.getTask(ANON, taskId))?.task.status.state === 'TASK_STATE_COMPLETED'
+        );
+      },
+      10_000,
+      'the lost creation completed after its lost takeover',
+    );
+    expect(faults.hits).toBeGreaterThan(0);
+    expect(faults.pending).toBe(0);
+    expect(runs()).toBe(1);
+    await expectEvents(store, taskId);
+  });
 });
 
 /** The stored events of a task: numbered 1..n without a repeat, one artifact and one COMPLETED. */
