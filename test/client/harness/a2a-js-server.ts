@@ -60,10 +60,18 @@ function textOf(ctx: RequestContext): string {
   return first?.$case === 'text' ? first.value : '';
 }
 
-class CountingExecutor implements AgentExecutor {
+/**
+ * The agent both @a2a-js/sdk servers of the client tests run (this JSON-RPC/REST one and the gRPC one,
+ * grpc/a2a-js-grpc-agent.ts): it logs every execution and answers by the message's text (`reply`, `ask`,
+ * `chunksN`, …); `chunkDelayMs` paces the chunks of a streamed answer.
+ */
+export class CountingExecutor implements AgentExecutor {
   private readonly canceled = new Set<string>();
   private readonly contexts = new Map<string, string>();
-  constructor(private readonly log: Execution[]) {}
+  constructor(
+    private readonly log: Execution[],
+    private readonly chunkDelayMs = 60,
+  ) {}
 
   async execute(ctx: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const text = textOf(ctx);
@@ -122,7 +130,7 @@ class CountingExecutor implements AgentExecutor {
       const n = Number(text.slice(5));
       status('TASK_STATE_WORKING');
       for (let i = 0; i < n; i++) {
-        await sleep(60);
+        await sleep(this.chunkDelayMs);
         if (this.canceled.has(ctx.taskId)) return;
         artifact('out', `chunk${i}`, i > 0);
       }
