@@ -2,7 +2,7 @@
 // send-message.mjs does, then prints the top self-time functions and the share per area, from the .cpuprofile.
 //
 //   node bench/profile.mjs [--target a2a-once|a2a-js|raw] [--store memory|sqlite|postgres] [--unkeyed]
-//                          [--otel] [--duration 5] [--warmup 2] [--connections 16] [--top 25]
+//                          [--otel] [--grpc] [--duration 5] [--warmup 2] [--connections 16] [--top 25]
 //
 // Default: a2a-once, memory store, keyed. Only the measured window counts: start-up, warm-up and shutdown
 // samples are dropped by time, and idle samples are left out of the percentages.
@@ -32,7 +32,11 @@ const opts = benchOptions(argv, {
 const keyed = opts.target === 'a2a-once' && !argv.includes('--unkeyed');
 // --otel: with `telemetry: openTelemetry()` and no SDK registered, to see what the no-op path costs.
 const otel = opts.target === 'a2a-once' && argv.includes('--otel');
-const SCRIPTS = { 'a2a-once': 'a2a-once.mjs', 'a2a-js': 'a2a-js.mjs', raw: 'raw.mjs' };
+// --grpc: the gRPC binding (a2a-once's serveGrpc, @a2a-js/sdk's grpcService), driven by lib/grpc-load.mjs.
+const grpc = argv.includes('--grpc');
+const SCRIPTS = grpc
+  ? { 'a2a-once': 'a2a-once.mjs', 'a2a-js': 'a2a-js-grpc.mjs' }
+  : { 'a2a-once': 'a2a-once.mjs', 'a2a-js': 'a2a-js.mjs', raw: 'raw.mjs' };
 if (!SCRIPTS[opts.target]) throw new Error(`--target must be one of ${Object.keys(SCRIPTS).join(', ')}`);
 
 const dir = mkdtempSync(join(tmpdir(), 'a2a-once-prof-'));
@@ -41,7 +45,7 @@ let profile;
 try {
   const server = await startServer(
     SCRIPTS[opts.target],
-    store ? [store.url, ...(otel ? ['otel'] : [])] : [],
+    store ? [store.url, ...(otel ? ['otel'] : grpc ? ['grpc'] : [])] : [],
     ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   );
   let r;
@@ -61,7 +65,7 @@ try {
   if (!file) throw new Error('no .cpuprofile written (did the server exit on SIGTERM?)');
   profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
   console.log(
-    `# CPU profile: ${opts.target}${store ? ` (${opts.store}, ${keyed ? 'keyed' : 'unkeyed'}${otel ? ', otel without an SDK' : ''})` : ''} under SendMessage load`,
+    `# CPU profile: ${opts.target}${grpc ? ' gRPC' : ''}${store ? ` (${opts.store}, ${keyed ? 'keyed' : 'unkeyed'}${otel ? ', otel without an SDK' : ''})` : ''} under SendMessage load`,
   );
   console.log(describeMethod(opts).replace(/, median of .*? rounds/, ''));
   const bad = r.failures.reduce((a, f) => a + f.count, 0);
