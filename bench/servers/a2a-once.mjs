@@ -2,7 +2,8 @@
 // (| sqlite-normal:PATH, below | redis://..., opened even when the server persists nothing, as the bench's shared
 // one does). argv[3] `otel`: with `telemetry: openTelemetry()` and no tracer provider registered, the set-up whose
 // cost telemetry-cost.mjs measures; argv[3] `grpc`: the gRPC binding (`serveGrpc`) instead of HTTP, printing
-// `grpc://127.0.0.1:PORT`.
+// `grpc://127.0.0.1:PORT`. An argument that is a JSON object is merged into the server's options (scale.mjs: a
+// retention schedule that runs every second).
 // The memory-bound stores' key cap (memory, Redis) is raised far above what a run sends, so the keyed run measures
 // sends, not 503 refusals; the disk stores run at their default, no cap (retention bounds them), as a production
 // server does.
@@ -28,12 +29,17 @@ async function open(url) {
 const agent = createEchoAgent();
 const telemetry =
   process.argv[3] === 'otel' ? (await import('../../dist/otel/index.js')).openTelemetry() : undefined;
+const extraOptions = process.argv
+  .slice(3)
+  .filter((a) => a.startsWith('{'))
+  .reduce((all, a) => ({ ...all, ...JSON.parse(a) }), {});
 const server = createA2AServer({
   agent: agent.executor,
   card: agent.card,
   store,
   ...(telemetry ? { telemetry } : {}),
   ...(storeUrl === 'memory' || storeUrl.startsWith('redis://') ? { maxKeysPerScope: 10_000_000 } : {}),
+  ...extraOptions,
 });
 if (process.argv[3] === 'grpc') {
   const { serveGrpc } = await import('../../dist/server/grpc/index.js');

@@ -155,7 +155,13 @@ export class A2ARequestHandler implements RequestHandler {
       leases,
       resumable: o.agent.resumable === true,
       metrics: o.metrics,
-      ...(o.recovery === false ? {} : { maxResumes: o.recovery.maxResumes, batchSize: o.recovery.batchSize }),
+      ...(o.recovery === false
+        ? {}
+        : {
+            maxResumes: o.recovery.maxResumes,
+            batchSize: o.recovery.batchSize,
+            concurrency: o.recovery.concurrency,
+          }),
     });
     this.#resume = new TaskResume({
       store: o.store,

@@ -23,6 +23,8 @@ export interface RecoveryOptions {
   readonly maxResumes?: number;
   /** Tasks read per store query in a sweep (default 100). */
   readonly batchSize?: number;
+  /** Takeovers of one batch in flight at once (default 32; ADR 0130). */
+  readonly concurrency?: number;
 }
 
 const NOTHING: RecoveryReport = { resumed: 0, failed: 0, renewed: 0, skipped: 0 };
