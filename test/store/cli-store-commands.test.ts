@@ -78,7 +78,7 @@ describe('a2a-once migrate', () => {
     );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/schema now at version 7/);
+    expect(r.stdout).toMatch(/schema now at version 8/);
   });
 });
 

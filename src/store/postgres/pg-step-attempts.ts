@@ -40,7 +40,7 @@ export function pgStepAttemptStatements(t: PgTables): PgStepAttemptStatements {
 }
 
 /** Writes the attempt record if the rule allows it and the fence holds. */
-export function writeStepAttemptPg(
+export async function writeStepAttemptPg(
   pool: PgPoolLike,
   sql: PgStepAttemptStatements,
   scope: Scope,
@@ -48,11 +48,7 @@ export function writeStepAttemptPg(
   input: StepAttemptInput,
   now: number,
 ): Promise<StepAttemptResult> {
-  try {
-    checkStepAttemptInput(input);
-  } catch (err) {
-    return Promise.reject(err as Error);
-  }
+  checkStepAttemptInput(input);
   const at = [scope.tenant, scope.owner, taskId];
   return inTransaction(pool, async (c): Promise<StepAttemptResult> => {
     const task = (await c.query(sql.taskFence, at)).rows[0] as { fence: number } | undefined;
