@@ -330,6 +330,16 @@ export class DurableSteps {
   ): Promise<AttemptEnd> {
     const init = { name, sideEffectKey: key, attempt, timeoutMs: plan.timeoutMs, worker: this.host.signal() };
     if (telemetry === undefined) return runAttempt(init, fn);
+    // The step's span (active here) says which attempt it ran last.
+    telemetry.activeSpan()?.setAttribute(ATTR.attempt, attempt);
+    // A plain step's first attempt is its span: a span per attempt only where attempts can be several (a
+    // policy, a timeout, at-most-once) or an earlier one was cut short, so a plain step's trace keeps its shape.
+    const plain =
+      attempt === 1 &&
+      plan.maxAttempts === undefined &&
+      plan.timeoutMs === undefined &&
+      plan.semantics === 'at-least-once';
+    if (plain) return runAttempt(init, fn);
     const span: TelemetrySpan = telemetry.startSpan(SPAN.stepAttempt, {
       attributes: { [ATTR.stepName]: name, [ATTR.attempt]: attempt, [ATTR.stepSemantics]: plan.semantics },
     });
