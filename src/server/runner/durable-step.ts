@@ -232,14 +232,7 @@ export class DurableSteps {
       if (end.kind === 'returned') return this.#record(name, end.value, plan, told);
       if (end.kind === 'stopped') {
         // Cancelled, fenced out or the lease lost: nothing more is written; the attempt stays started.
-        this.#log(
-          'warn',
-          'a step attempt was cut short: the worker was stopped',
-          name,
-          next,
-          plan,
-          end.error,
-        );
+        this.#log('warn', 'a step attempt ended after its worker was stopped', name, next, plan, end.error);
         throw end.error;
       }
       if (end.kind === 'timed-out' && plan.semantics === 'at-most-once') {

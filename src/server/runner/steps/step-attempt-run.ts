@@ -1,8 +1,9 @@
 /**
  * One attempt of a step's `fn` (ADR 0120): its own AbortSignal, which aborts when the worker's does (cancel,
- * lease lost, fence moved) and when the attempt's timeout passes. The attempt ends when `fn` settles, or at
- * once when its signal aborts: a stopped worker must not wait for an `fn` that ignores its signal, and a timed
- * out attempt has failed whatever `fn` does later.
+ * lease lost, fence moved) and when the attempt's timeout passes. A timed-out attempt ends at once: it has failed
+ * whatever `fn` does later. A stopped worker's attempt ends when `fn` settles, as before attempts had signals:
+ * what `fn` learned meanwhile may be needed (a delegation's child task id, to cancel the child), and a result it
+ * returns is still offered to the store, which refuses it if the fence moved.
  */
 import { StepTimeoutError, type StepAttempt } from '../../step-options.js';
 import { reasonOf } from './step-policy.js';
@@ -14,7 +15,7 @@ export type AttemptEnd =
   | { readonly kind: 'threw'; readonly error: unknown }
   /** The timeout passed first. */
   | { readonly kind: 'timed-out'; readonly error: StepTimeoutError }
-  /** The worker stopped first; `error` is why. */
+  /** `fn` threw after the worker stopped; `error` is why the worker stopped. */
   | { readonly kind: 'stopped'; readonly error: Error };
 
 /** What one attempt needs. */
@@ -35,15 +36,8 @@ export async function runAttempt<T>(
   const controller = new AbortController();
   let settleEarly: ((end: AttemptEnd) => void) | undefined;
   const early = new Promise<AttemptEnd>((resolve) => (settleEarly = resolve));
-  const onStop = (): void => {
-    const error = reasonOf(init.worker);
-    controller.abort(error);
-    settleEarly?.({ kind: 'stopped', error });
-  };
-  if (init.worker.aborted) {
-    onStop();
-    return early;
-  }
+  const onStop = (): void => controller.abort(reasonOf(init.worker));
+  if (init.worker.aborted) return { kind: 'stopped', error: reasonOf(init.worker) };
   init.worker.addEventListener('abort', onStop, { once: true });
   let timer: NodeJS.Timeout | undefined;
   if (init.timeoutMs !== undefined) {
@@ -64,6 +58,8 @@ export async function runAttempt<T>(
       };
       return { kind: 'returned', value: await fn(init.sideEffectKey, attempt) };
     } catch (error) {
+      // Thrown after the worker stopped: most likely the abort itself, and no attempt follows either way.
+      if (init.worker.aborted) return { kind: 'stopped', error: reasonOf(init.worker) };
       return { kind: 'threw', error };
     }
   })();
