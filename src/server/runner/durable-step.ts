@@ -211,6 +211,7 @@ export class DurableSteps {
     const key = sideEffectKeyOf(h.taskId, name);
     let current = await this.#retrying(name, 'read', () => h.store.getStepAttempt(h.scope, h.taskId, name));
     let made = 0;
+    let conflicts = 0;
     for (;;) {
       const next = this.#nextAttempt(name, key, current, plan, made, told);
       // A worker that lost the task (presumed dead, fenced out) learns it here, before the effect, not after.
@@ -221,7 +222,10 @@ export class DurableSteps {
       );
       if (begun.outcome === 'fenced') throw h.fencedOut();
       if (begun.outcome === 'conflict') {
-        // Another writer under this very fence moved the record (never expected): count on from what it holds.
+        // Another writer under this very fence moved the record (never expected): count on from what it holds,
+        // a few times, rather than loop against a writer that keeps moving it.
+        if (++conflicts > 3)
+          throw new Error(`step ${name}: its attempt record keeps moving under this worker`);
         current = begun.current;
         continue;
       }
