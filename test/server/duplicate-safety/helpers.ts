@@ -1,4 +1,8 @@
-import type { StepAttemptInput, StepAttemptRecord, StepAttemptResult } from '../../../src/store/step-attempts.js';
+import type {
+  StepAttemptInput,
+  StepAttemptRecord,
+  StepAttemptResult,
+} from '../../../src/store/step-attempts.js';
 import { afterEach } from 'vitest';
 /**
  * Shared helpers of the duplicate-safety suite: wire builders for JSON-RPC and REST sends (unary and
