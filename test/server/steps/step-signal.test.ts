@@ -2,23 +2,15 @@
  * A step attempt's signal in a real turn (docs/semantics.md §4 "Durable steps", ADR 0120): it aborts when the task
  * is cancelled, when the worker's lease is lost (the lease keeper's renewal refused after another replica took
  * the task over) and when the fence moves under a write of the worker; each time the agent's step throws
- * `StaleWriterError` and no result is recorded. On memory, SQLite and PostgreSQL.
+ * `StaleWriterError` and no result is recorded. On memory, SQLite, PostgreSQL and Redis.
  */
 import { describe, expect, it } from 'vitest';
 import { StaleWriterError, type AgentContext } from '../../../src/server/agent-executor.js';
 import { localCallContext } from '../../../src/server/call-context.js';
 import type { StepAttempt } from '../../../src/server/step-options.js';
-import {
-  ANON,
-  freshStore,
-  gate,
-  replica,
-  replicaStore,
-  STORE_KINDS,
-  stored,
-  until,
-} from '../leases/harness.js';
+import { ANON, gate, replica, replicaStore, stored, until } from '../leases/harness.js';
 import { ScriptAgent, start } from './step-agent.js';
+import { STEP_STORE_KINDS, stepStore } from './step-stores.js';
 
 /** A step whose fn waits for its signal, and what it saw. */
 function waitingStep(ctx: AgentContext, seen: StepAttempt[], inFn: () => void): Promise<unknown> {
@@ -31,9 +23,9 @@ function waitingStep(ctx: AgentContext, seen: StepAttempt[], inFn: () => void): 
   });
 }
 
-describe.each(STORE_KINDS)('a step attempt signal on %s', (kind) => {
+describe.each(STEP_STORE_KINDS)('a step attempt signal on %s', (kind) => {
   it('aborts when the task is cancelled', async () => {
-    const s = await freshStore(kind);
+    const s = await stepStore(kind);
     const seen: StepAttempt[] = [];
     const inFn = gate();
     const agent = new ScriptAgent(false, async (ctx) => {
@@ -53,7 +45,7 @@ describe.each(STORE_KINDS)('a step attempt signal on %s', (kind) => {
   });
 
   it("aborts when the worker's lease is lost to a takeover (the keeper's renewal is refused)", async () => {
-    const s = await freshStore(kind);
+    const s = await stepStore(kind);
     const leaseMs = 150;
     const seen: StepAttempt[] = [];
     const inFn = gate();
@@ -87,7 +79,7 @@ describe.each(STORE_KINDS)('a step attempt signal on %s', (kind) => {
   });
 
   it('aborts when the fence moved under a write the worker made while fn ran', async () => {
-    const s = await freshStore(kind);
+    const s = await stepStore(kind);
     const seen: StepAttempt[] = [];
     const inFn = gate();
     const writeNow = gate();

@@ -5,14 +5,13 @@
 import { afterEach } from 'vitest';
 import { ManualClock } from '../../../src/store/clock.js';
 import { RedisTaskStore } from '../../../src/store/redis/index.js';
-import type { TaskStore } from '../../../src/store/task-store.js';
 import {
   connectRedis,
   dropPrefix,
   freshPrefix,
   redisLaneOrSkip,
 } from '../../store-contract/redis-backend.js';
-import { openStoreUnderTest, STORE_KINDS } from '../retention/stores.js';
+import { openStoreUnderTest, STORE_KINDS, type StoreUnderTest } from '../retention/stores.js';
 
 const redis = await redisLaneOrSkip('Redis durable-step tests');
 
@@ -25,8 +24,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A fresh store of `kind` and its clock, closed after the test. */
-export async function stepStore(kind: StepStoreKind): Promise<{ store: TaskStore; clock: ManualClock }> {
+/** A fresh store of `kind`, its clock and replicas on the same data, all closed after the test. */
+export async function stepStore(kind: StepStoreKind): Promise<StoreUnderTest> {
   if (kind !== 'redis') {
     const s = await openStoreUnderTest(kind);
     cleanups.push(() => s.cleanup());
@@ -35,11 +34,18 @@ export async function stepStore(kind: StepStoreKind): Promise<{ store: TaskStore
   const client = await connectRedis();
   const prefix = freshPrefix();
   const clock = new ManualClock();
-  const store = new RedisTaskStore({ client, prefix, clock, pollIntervalMs: 50 });
-  cleanups.push(async () => {
-    await store.close();
+  const opened: RedisTaskStore[] = [];
+  const open = (): RedisTaskStore => {
+    const store = new RedisTaskStore({ client, prefix, clock, pollIntervalMs: 50 });
+    opened.push(store);
+    return store;
+  };
+  const store = open();
+  const cleanup = async () => {
+    for (const s of opened) await s.close();
     await dropPrefix(client, prefix);
     await client.close();
-  });
-  return { store, clock };
+  };
+  cleanups.push(cleanup);
+  return { store, clock, replica: () => Promise.resolve(open()), cleanup: () => Promise.resolve() };
 }
