@@ -10,6 +10,7 @@
  * through `ctx.step`, which records its result once per task and hands a deterministic key to pass downstream
  * (ADR 0038).
  */
+import type { StepAttempt, StepOptions } from './step-options.js';
 import type { Artifact, JsonObject, Message, Part, Task } from '../protocol/model.js';
 import type { TaskState } from '../protocol/task-state.js';
 import type { DelegateOptions } from './delegation/delegate.js';
@@ -116,11 +117,19 @@ export interface AgentContext {
    * a later turn, or this one) gets the recorded result without running `fn`. `fn` receives the step's
    * side-effect key (`sideEffectKey(name)`): pass it downstream as the idempotency key of the call the step
    * makes, because `fn` can run twice if a worker dies after `fn` did its work and before the result was
-   * recorded. A result that returns nothing is recorded as `null`.
+   * recorded. A result that returns nothing is recorded as `null`. Its second argument tells the attempt
+   * number (durable over crashes) and an `AbortSignal` (cancel, lease lost, fence moved, timeout); `options`
+   * add a retry policy, a timeout per attempt, at-most-once semantics and a result schema (ADR 0120 to 0123).
    * @throws StepError for a bad name (before `fn` runs), or a result that is not JSON or too large (nothing is
-   *   recorded); StaleWriterError when the worker lost the task (checked before `fn` runs, and when recording)
+   *   recorded); StaleWriterError when the worker lost the task (checked before `fn` runs, and when recording);
+   *   StepInterruptedError for an at-most-once step whose attempt started and never recorded its outcome;
+   *   what `fn` threw on its last attempt
    */
-  step<T>(name: string, fn: (sideEffectKey: string) => T | Promise<T>): Promise<T>;
+  step<T>(
+    name: string,
+    fn: (sideEffectKey: string, attempt: StepAttempt) => T | Promise<T>,
+    options?: StepOptions<T>,
+  ): Promise<T>;
   /**
    * The side-effect key of step `name`: `<taskId>:<name>`, the same on every replica and every resume, and a
    * valid idempotency key (docs/semantics.md §1). @throws StepError for a bad name
@@ -188,7 +197,18 @@ export class TaskFinishedError extends Error {
 }
 
 /** Why a step was refused. */
-export type StepErrorCode = 'STEP_NAME_INVALID' | 'STEP_RESULT_NOT_JSON' | 'STEP_RESULT_TOO_LARGE';
+export type StepErrorCode =
+  | 'STEP_NAME_INVALID'
+  | 'STEP_RESULT_NOT_JSON'
+  | 'STEP_RESULT_TOO_LARGE'
+  /** The result `fn` returned, or the recorded one on replay, fails the step's `schema` (ADR 0120). */
+  | 'STEP_RESULT_INVALID'
+  /** The step's options cannot be honoured (a retry policy of no attempts, a negative timeout). */
+  | 'STEP_OPTIONS_INVALID'
+  /** Every attempt the retry policy allows was made and failed, an earlier call's included (ADR 0122). */
+  | 'STEP_ATTEMPTS_EXHAUSTED'
+  /** A retry would have outlived the task's lease, which could not be renewed: the task was failed (ADR 0122). */
+  | 'STEP_RETRY_ABANDONED';
 
 /** Thrown into an agent for a step the server cannot record (ADR 0038); nothing was recorded. */
 export class StepError extends Error {

@@ -21,6 +21,14 @@ export {
 } from './agent-executor.js';
 export { StoreWriteError } from './runner/write-retry.js';
 export {
+  StepInterruptedError,
+  StepTimeoutError,
+  type StepAttempt,
+  type StepOptions,
+  type StepRetryPolicy,
+  type StepSemantics,
+} from './step-options.js';
+export {
   AGENT_ERROR_METADATA_KEY,
   type AgentErrorInfo,
   type AgentErrorMessage,

@@ -6,6 +6,12 @@ export * from './clock.js';
 export * from './scope.js';
 export * from './records.js';
 export * from './task-store.js';
+export type {
+  StepAttemptInput,
+  StepAttemptRecord,
+  StepAttemptResult,
+  StepAttemptState,
+} from './step-attempts.js';
 export * from './retention.js';
 export * from './push-delivery.js';
 export * from './page-token.js';

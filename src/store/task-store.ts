@@ -13,6 +13,7 @@ import type { Message, StreamResponse, Task } from '../protocol/model.js';
 import type { TaskPushNotificationConfig } from '../protocol/requests.js';
 import type { TaskState } from '../protocol/task-state.js';
 import type { KeyRecord, LapsedTask, LeaseCensus, StepRecord, StoredEvent, StoredTask } from './records.js';
+import type { StepAttemptInput, StepAttemptRecord, StepAttemptResult } from './step-attempts.js';
 import type { PushDelivery, PushDeliveryState, PushOutcome } from './push-delivery.js';
 import type { PurgeReport, RetentionPolicy } from './retention.js';
 import type { Scope } from './scope.js';
@@ -382,6 +383,17 @@ export interface TaskStore {
 
   /** The recorded step, if any. */
   getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined>;
+
+  /**
+   * Writes where a step's latest attempt stands (ADR 0121), atomically, under the fence like `recordStep`: a
+   * compare-and-set on the record by attempt number (`stepAttemptTransition`), so a repeat after a lost answer
+   * is answered `written` and changes nothing. Deleted with the task. A bad input throws `StoreError`
+   * `BAD_ARGUMENT`, writing nothing.
+   */
+  writeStepAttempt(scope: Scope, taskId: string, input: StepAttemptInput): Promise<StepAttemptResult>;
+
+  /** The latest attempt recorded for the step, if any. */
+  getStepAttempt(scope: Scope, taskId: string, name: string): Promise<StepAttemptRecord | undefined>;
 
   /**
    * Records that the delegating parent of `taskId` renewed the lease it gave the task, at the store's now

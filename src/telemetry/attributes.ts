@@ -22,6 +22,8 @@ export const ATTR = {
   resumed: 'a2a_once.turn.resumed',
   stepName: 'a2a_once.step.name',
   stepOutcome: 'a2a_once.step.outcome',
+  /** `at-least-once` or `at-most-once`, on a step attempt's span (ADR 0120). */
+  stepSemantics: 'a2a_once.step.semantics',
   pushSeq: 'a2a_once.push.seq',
   pushStatus: 'a2a_once.push.status',
   pushOutcome: 'a2a_once.push.outcome',
@@ -46,6 +48,8 @@ export const SPAN = {
   turn: 'a2a_once.agent.turn',
   attempt: 'a2a_once.attempt',
   step: 'a2a_once.step',
+  /** One attempt of a step's `fn`, a child of its step span (ADR 0120). */
+  stepAttempt: 'a2a_once.step.attempt',
   delegation: 'a2a_once.delegation',
   push: 'a2a_once.push.delivery',
   commit: 'a2a_once.store.commit',

@@ -33,6 +33,17 @@ const CRASHES = [
   { point: 'before-answer', posts: 1, resumed: 0 },
 ] as const;
 
+/**
+ * At-most-once posts killed mid-step (ADR 0123): the resumed turn does not post again under the interrupted
+ * attempt; it asks the ledger by the key, once, and posts only if the ledger never got it.
+ */
+const AT_MOST_ONCE_CRASHES = [
+  // The attempt was recorded, the post never made: the ledger has nothing, so the reconciling step posts once.
+  { point: 'attempt-started', posts: 1, lookups: 1 },
+  // The post was made, its result not recorded: the ledger has it, and nothing is posted again.
+  { point: 'after-effect', posts: 1, lookups: 1 },
+] as const;
+
 /** Concurrent keyed retries per restarted replica. */
 const RETRIES = 4;
 
@@ -62,13 +73,14 @@ export function chaosScenarios(newStore: (dir: string) => ChaosStore): void {
   let store: ChaosStore | undefined;
   let ledger: LedgerService;
   const started: ChaosServe[] = [];
-  const start = async (crashAt?: string, port?: number) => {
+  const start = async (crashAt?: string, port?: number, semantics?: 'at-most-once') => {
     store ??= newStore(dir);
     const s = await startChaosServe({
       store: store.url,
       ledgerUrl: ledger.url,
       ...(crashAt ? { crashAt } : {}),
       ...(port !== undefined ? { port } : {}),
+      ...(semantics ? { semantics } : {}),
     });
     started.push(s);
     return s;
@@ -123,6 +135,33 @@ export function chaosScenarios(newStore: (dir: string) => ChaosStore): void {
       await new Promise((r) => setTimeout(r, 700));
       for (const r of replicas) expect(await getTask(r.url, task.id)).toEqual(task);
       expect(ledger.requestsFor(`${task.id}:ledger-post`)).toBe(posts);
+    },
+    30_000,
+  );
+
+  it.each(AT_MOST_ONCE_CRASHES)(
+    'an at-most-once post killed at $point: the resumed turn asks the ledger and posts $posts time(s) in all',
+    async ({ point, posts, lookups }) => {
+      const text = `chaos at-most-once ${point}`;
+      const message: Message = setKey(userMessage(text), mintKey());
+      const before = ledger.lookupCount();
+      const first = await start(point, undefined, 'at-most-once');
+      await expect(rpc(first.url, 'SendMessage', { message })).rejects.toThrow();
+      expect(await first.ended).toEqual({ code: null, signal: 'SIGKILL' });
+      expect(first.stderr()).toContain(crashLine(point));
+      const replicas = [
+        await start(undefined, undefined, 'at-most-once'),
+        await start(undefined, undefined, 'at-most-once'),
+      ];
+      const answers = await Promise.all(
+        replicas.flatMap((r) => Array.from({ length: RETRIES }, () => sendForTask(r.url, message))),
+      );
+      const task = answers[0]!;
+      for (const answer of answers) expect(answer).toEqual(task);
+      // Never a second post under the key: the interrupted attempt is not run again, the ledger is asked.
+      expectOnce(task, text, posts);
+      expect(ledger.lookupCount() - before).toBe(lookups);
+      expect(resumes(task)).toBe(1);
     },
     30_000,
   );

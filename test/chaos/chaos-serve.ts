@@ -32,6 +32,8 @@ export interface ChaosServe {
 export interface ChaosServeOptions {
   readonly store: string;
   readonly ledgerUrl: string;
+  /** `A2A_ONCE_LEDGER_SEMANTICS` for this process (the post step's semantics); unset when absent. */
+  readonly semantics?: 'at-least-once' | 'at-most-once';
   /** `A2A_ONCE_TEST_CRASH_AT` for this process; unset when absent. */
   readonly crashAt?: string;
   /** The port to listen on (a restart on the port its predecessor had); an ephemeral one when absent. */
@@ -43,6 +45,8 @@ export function startChaosServe(o: ChaosServeOptions, timeoutMs = 15_000): Promi
   const env: NodeJS.ProcessEnv = { ...process.env, A2A_ONCE_LEDGER_URL: o.ledgerUrl };
   delete env.A2A_ONCE_TEST_CRASH_AT;
   if (o.crashAt !== undefined) env.A2A_ONCE_TEST_CRASH_AT = o.crashAt;
+  delete env.A2A_ONCE_LEDGER_SEMANTICS;
+  if (o.semantics !== undefined) env.A2A_ONCE_LEDGER_SEMANTICS = o.semantics;
   const args = [
     '--agent',
     'ledger',

@@ -6,7 +6,8 @@
  * second call from no second call at all.
  *
  * `POST /entries` with header `Idempotency-Key` and JSON `{"text": ...}`: 201 `{"entry"}` for a new key, 200 with
- * the same `{"entry"}` for a key seen before; 400 `{"error"}` without a key or without a text.
+ * the same `{"entry"}` for a key seen before; 400 `{"error"}` without a key or without a text. `GET /entries/<key>`:
+ * 200 `{"entry"}` for a key seen, 404 otherwise.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +29,8 @@ export interface LedgerService {
   requestsFor(key: string): number;
   /** Every post that arrived, deduplicated or not. */
   requestCount(): number;
+  /** How many lookups of an entry by key arrived (`GET /entries/<key>`). */
+  lookupCount(): number;
   close(): Promise<void>;
 }
 
@@ -42,11 +45,18 @@ export async function startLedger(): Promise<LedgerService> {
   const byKey = new Map<string, LedgerEntry>();
   const requests = new Map<string, number>();
   let total = 0;
+  let lookups = 0;
   const server: Server = createServer((req, res) => {
     const answer = (status: number, body: object) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
+    // An entry by its key, for an agent that must find out whether its post arrived (ADR 0123).
+    if (req.method === 'GET' && req.url?.startsWith('/entries/') === true) {
+      lookups++;
+      const seen = byKey.get(decodeURIComponent(req.url.slice('/entries/'.length)));
+      return seen ? answer(200, { entry: seen.entry }) : answer(404, { error: 'NOT_FOUND' });
+    }
     if (req.method !== 'POST' || req.url !== '/entries') return answer(404, { error: 'NOT_FOUND' });
     const handle = (raw: string) => {
       total++;
@@ -76,6 +86,7 @@ export async function startLedger(): Promise<LedgerService> {
     entries: () => [...byKey.values()],
     requestsFor: (key) => requests.get(key) ?? 0,
     requestCount: () => total,
+    lookupCount: () => lookups,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -120,6 +120,21 @@ export function lostAnswerContract(make: MakeStore): void {
         expect((await store.getStep(ALICE, 't1', 'charge'))?.result).toEqual({ id: 'ch_1' });
       });
 
+      it('writeStepAttempt: the retry is answered written, and the attempt is as one write left it', async () => {
+        const { store } = h();
+        await created(store);
+        const start = { name: 'charge', fence: 1, attempt: 1, state: 'started' as const };
+        const r = await faultThenRetry(h(), fault, () => store.writeStepAttempt(ALICE, 't1', start));
+        expect(r).toMatchObject({ outcome: 'written', record: { attempt: 1, state: 'started', fence: 1 } });
+        const failed = { ...start, state: 'failed' as const };
+        const f = await faultThenRetry(h(), fault, () => store.writeStepAttempt(ALICE, 't1', failed));
+        expect(f).toMatchObject({ outcome: 'written', record: { attempt: 1, state: 'failed' } });
+        expect(await store.getStepAttempt(ALICE, 't1', 'charge')).toMatchObject({
+          attempt: 1,
+          state: 'failed',
+        });
+      });
+
       it('renewLease: the retry renews, and the lease is as one renewal left it', async () => {
         const { store, clock } = h();
         await created(store);

@@ -20,6 +20,7 @@ import { pushFencingContract } from './contract-push-fencing.js';
 import { raceContract } from './contract-races.js';
 import { releaseContract } from './contract-release.js';
 import { stepContract } from './contract-steps.js';
+import { stepAttemptContract } from './contract-step-attempts.js';
 import { tombstoneAgeContract } from './contract-tombstone-age.js';
 import { watchContract } from './contract-watch.js';
 import type { MakeStore } from './harness.js';
@@ -42,6 +43,7 @@ export function describeTaskStoreContract(name: string, makeStore: MakeStore): v
     describe('leadership', () => leadContract(makeStore));
     describe('worker leases', () => leaseContract(makeStore));
     describe('durable steps', () => stepContract(makeStore));
+    describe('durable step attempts', () => stepAttemptContract(makeStore));
     describe('delegation lease renewals', () => parentRenewalContract(makeStore));
     describe('push delivery', () => pushDeliveryContract(makeStore));
     describe('push delivery claims', () => pushClaimContract(makeStore));

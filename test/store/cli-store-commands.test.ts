@@ -43,11 +43,11 @@ describe('a2a-once migrate', () => {
     const io = captureIO();
     expect(await migrate(['--store', url, '--create'], io)).toBe(0);
     expect(io.outLines.join('\n')).toMatch(
-      /applied migration\(s\) 1, 2, 3, 4, 5, 6, 7; schema now at version 7/,
+      /applied migration\(s\) 1, 2, 3, 4, 5, 6, 7, 8; schema now at version 8/,
     );
     const again = captureIO();
     expect(await migrate([`--store=${url}`], again)).toBe(0);
-    expect(again.outLines.join('\n')).toMatch(/schema is current \(version 7\)/);
+    expect(again.outLines.join('\n')).toMatch(/schema is current \(version 8\)/);
   });
 
   it('exits 2 on bad usage and 1 when the store fails', async () => {
@@ -78,7 +78,7 @@ describe('a2a-once migrate', () => {
     );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/schema now at version 7/);
+    expect(r.stdout).toMatch(/schema now at version 8/);
   });
 });
 

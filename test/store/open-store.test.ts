@@ -36,7 +36,7 @@ describe('openStore', () => {
         keysOnDisk: true,
       });
       expect((await store.createTask(scope, { task })).outcome).toBe('created');
-      expect(await store.migrate?.()).toEqual({ applied: [], version: 7 });
+      expect(await store.migrate?.()).toEqual({ applied: [], version: 8 });
       await store.close();
     }
     // The file keeps its data across opens.
@@ -47,7 +47,7 @@ describe('openStore', () => {
 
   it('leaves the schema alone with migrate: false', async () => {
     const store = await openStore(`sqlite:${join(dir, 'c.db')}`, { migrate: false });
-    expect(await store.migrate?.()).toEqual({ applied: [1, 2, 3, 4, 5, 6, 7], version: 7 });
+    expect(await store.migrate?.()).toEqual({ applied: [1, 2, 3, 4, 5, 6, 7, 8], version: 8 });
     await store.close();
   });
 

@@ -107,7 +107,7 @@ describe.each([
       const clock = new ManualClock();
       const store = db.open(clock);
       expect((await store.migrate()).applied).toEqual(
-        name === 'PostgreSQL' ? [3, 4, 5, 6, 7, 8] : [3, 4, 5, 6, 7],
+        name === 'PostgreSQL' ? [3, 4, 5, 6, 7, 8, 9] : [3, 4, 5, 6, 7, 8],
       );
       expect(await db.hasLeaseIndex()).toBe(true);
       const before = await store.getTask(ALICE, 'old');

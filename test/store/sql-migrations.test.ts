@@ -93,7 +93,7 @@ async function postgresAt(version: 1 | 2): Promise<OldDatabase> {
 }
 
 /** The schema versions of each backend: PostgreSQL's version 7 has no SQLite counterpart (ADR 0051). */
-const VERSIONS = { SQLite: [1, 2, 3, 4, 5, 6, 7], PostgreSQL: [1, 2, 3, 4, 5, 6, 7, 8] } as const;
+const VERSIONS = { SQLite: [1, 2, 3, 4, 5, 6, 7, 8], PostgreSQL: [1, 2, 3, 4, 5, 6, 7, 8, 9] } as const;
 
 /** The versions a migration from `from` applies, in order. */
 function versionsAfter(backend: keyof typeof VERSIONS, from: number): number[] {
@@ -115,6 +115,7 @@ describe('SQLite migrations', () => {
       { version: 5 },
       { version: 6 },
       { version: 7 },
+      { version: 8 },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();

@@ -9,13 +9,24 @@
  * JSON `{"entry": "<id>"}`. Its base URL comes from the environment variable `A2A_ONCE_LEDGER_URL` when the
  * server starts (only this demo needs one, as with the delegating agent's child URL); without it the agent
  * cannot be built and `serve` says why.
+ *
+ * With `A2A_ONCE_LEDGER_SEMANTICS=at-most-once` the post is an at-most-once step (ADR 0123): a post cut short by a
+ * crash is not made again; the resumed turn asks the ledger (`GET <base>/entries/<key>`) whether it arrived, and
+ * posts only if it did not, as a step of its own. The chaos tests run both.
  */
 import type { AgentContext, AgentExecutor } from '../../server/agent-executor.js';
+import { StepInterruptedError, type StepSemantics } from '../../server/step-options.js';
 import type { AgentCardInit } from '../../server/card.js';
 import type { DemoAgent, DemoAgentOptions } from './demo-agent.js';
 
 /** The environment variable naming the ledger service's base URL. */
 export const LEDGER_URL_ENV = 'A2A_ONCE_LEDGER_URL';
+
+/** The environment variable choosing the post step's semantics: `at-least-once` (default) or `at-most-once`. */
+export const LEDGER_SEMANTICS_ENV = 'A2A_ONCE_LEDGER_SEMANTICS';
+
+/** The step that, after an at-most-once post was interrupted, looks the entry up and posts only if missing. */
+export const LEDGER_RECONCILE_STEP = 'ledger-reconcile';
 
 /** The durable step that posts the entry. */
 export const LEDGER_POST_STEP = 'ledger-post';
@@ -45,6 +56,8 @@ export const ledgerCard: AgentCardInit = {
 /** Options of the ledger agent: `ledgerUrl` defaults to the environment variable. */
 export interface LedgerAgentOptions extends DemoAgentOptions {
   readonly ledgerUrl?: string;
+  /** The post step's semantics; defaults to the environment variable, then `at-least-once`. */
+  readonly semantics?: StepSemantics;
 }
 
 /** The artifact text of a receipt. */
@@ -58,13 +71,24 @@ export function receiptText(receipt: LedgerReceipt): string {
  */
 export function createLedgerAgent(options: LedgerAgentOptions = {}): DemoAgent {
   const entries = entriesUrl(options.ledgerUrl ?? process.env[LEDGER_URL_ENV]);
+  const semantics = semanticsOf(options.semantics ?? process.env[LEDGER_SEMANTICS_ENV]);
   const executor: AgentExecutor = {
     resumable: true,
     async execute(ctx: AgentContext): Promise<void> {
       // Once per task to completion; a resumed turn re-posting under the same key gets the same receipt.
       let receipt: LedgerReceipt;
       try {
-        receipt = await ctx.step(LEDGER_POST_STEP, (key) => postEntry(entries, key, ctx));
+        receipt = await ctx
+          .step(LEDGER_POST_STEP, (key) => postEntry(entries, key, ctx), { semantics })
+          .catch((err: unknown) => {
+            if (!(err instanceof StepInterruptedError)) throw err;
+            // The post may or may not have reached the ledger: ask it, by the post's key, before posting.
+            const key = err.sideEffectKey;
+            return ctx.step(
+              LEDGER_RECONCILE_STEP,
+              async () => (await findEntry(entries, key)) ?? postEntry(entries, key, ctx),
+            );
+          });
       } catch (err) {
         // The ledger's answer is the caller's business; anything else (unreachable, a bug) stays in the log.
         if (err instanceof LedgerRefusal) return ctx.fail(err.message);
@@ -91,6 +115,25 @@ function entriesUrl(base: string | undefined): URL {
     throw new Error(`${LEDGER_URL_ENV} must be an http or https URL, not ${url.protocol}`);
   }
   return new URL('entries', url);
+}
+
+function semanticsOf(value: string | undefined): StepSemantics {
+  if (value === undefined || value === '' || value === 'at-least-once') return 'at-least-once';
+  if (value === 'at-most-once') return value;
+  throw new Error(
+    `${LEDGER_SEMANTICS_ENV} must be at-least-once or at-most-once, not ${JSON.stringify(value)}`,
+  );
+}
+
+/** The entry the ledger holds under `key`, if any. @throws LedgerRefusal for an answer that is neither */
+async function findEntry(entries: URL, key: string): Promise<LedgerReceipt | undefined> {
+  const res = await fetch(new URL(`entries/${encodeURIComponent(key)}`, entries));
+  if (res.status === 404) return undefined;
+  const body = (await res.json().catch(() => undefined)) as { entry?: unknown } | undefined;
+  if (!res.ok || typeof body?.entry !== 'string') {
+    throw new LedgerRefusal(`the ledger could not say whether it holds the entry: HTTP ${res.status}`);
+  }
+  return { entry: body.entry };
 }
 
 /** The ledger answered, but not with an entry: the task fails saying so (ADR 0081: a reason through `ctx.fail`). */

@@ -35,6 +35,7 @@ import {
 } from '../agent-executor.js';
 import { deepFreeze } from './deep-freeze.js';
 import { DurableSteps, sideEffectKeyOf, type StepHost } from './durable-step.js';
+import type { StepAttempt, StepOptions } from '../step-options.js';
 import { agentMessage, textOf } from './message-init.js';
 import {
   artifactStep,
@@ -408,9 +409,13 @@ export class TaskWorker implements AgentContext {
     return this.#writes.drain();
   }
 
-  step<T>(name: string, fn: (sideEffectKey: string) => T | Promise<T>): Promise<T> {
+  step<T>(
+    name: string,
+    fn: (sideEffectKey: string, attempt: StepAttempt) => T | Promise<T>,
+    options?: StepOptions<T>,
+  ): Promise<T> {
     this.#steps ??= new DurableSteps(this.#stepHost());
-    return this.#steps.run(name, fn);
+    return this.#steps.run(name, fn, options);
   }
 
   sideEffectKey(name: string): string {
@@ -480,6 +485,13 @@ export class TaskWorker implements AgentContext {
       fencedOut: () => {
         this.abort('fenced out');
         return new StaleWriterError(this.taskId);
+      },
+      leaseMs: this.#leaseMs,
+      renewLease: () => this.renewLease(),
+      signal: () => this.signal,
+      failTask: async (text) => {
+        await this.fail(text);
+        await this.flush();
       },
     };
   }

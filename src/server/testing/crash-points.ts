@@ -10,7 +10,8 @@
  *
  * Points:
  * - `after-claim`: a new task and its idempotency key are durably created, before the agent starts.
- * - `before-effect`: a durable step found no recorded result and is about to confirm its lease and run `fn`.
+ * - `before-effect`: a durable step found no recorded result and is about to record its attempt and run `fn`.
+ * - `attempt-started`: a durable step's attempt is recorded as started (ADR 0121), before `fn` runs.
  * - `after-effect`: a durable step's `fn` returned, before its result is recorded.
  * - `before-answer`: a SendMessage has its answer (the task), before the response is written.
  *
@@ -23,7 +24,13 @@ import { writeSync } from 'node:fs';
 export const CRASH_AT_ENV = 'A2A_ONCE_TEST_CRASH_AT';
 
 /** The named crash points, in the order a send reaches them. */
-export const CRASH_POINTS = ['after-claim', 'before-effect', 'after-effect', 'before-answer'] as const;
+export const CRASH_POINTS = [
+  'after-claim',
+  'before-effect',
+  'attempt-started',
+  'after-effect',
+  'before-answer',
+] as const;
 
 /** One of `CRASH_POINTS`. */
 export type CrashPoint = (typeof CRASH_POINTS)[number];

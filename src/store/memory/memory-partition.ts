@@ -6,6 +6,7 @@
  * A scope is whatever the request says (ADR 0026), so an empty one must cost nothing: its maps and listing are
  * made on first use and dropped when they empty, and the store drops the partition itself once it holds nothing.
  */
+import type { MemoryStepAttempt } from './memory-step-attempts.js';
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import type { StoredTask } from '../records.js';
 import type { MemoryPushCursor } from './memory-push.js';
@@ -35,6 +36,8 @@ export class TaskEntry implements Queued<TaskEntry> {
   parkedKeys: LiveKey[] | undefined = undefined;
   /** Durable steps by name, each result kept as its JSON text (parsed afresh for every reader; ADR 0036). */
   steps: Map<string, RecordedStep> | undefined = undefined;
+  /** The latest attempt of each durable step, by name (ADR 0121). */
+  stepAttempts: Map<string, MemoryStepAttempt> | undefined = undefined;
   /** When the task's delegating parent last renewed its lease (ADR 0044); none until it first does. */
   parentRenewedAt: number | undefined = undefined;
   /** The `writeId` of the last write applied (ADR 0052): a retry of it is answered as landed. */

@@ -8,6 +8,8 @@
  * This file is the contract; `memory-state.ts` holds the data and keeps its indexes in step, and
  * `memory-retention.ts` decides what the sweeps and purges delete.
  */
+import * as attempts from './memory-step-attempts.js';
+import type { StepAttemptInput, StepAttemptRecord, StepAttemptResult } from '../step-attempts.js';
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
 import { isTerminalState } from '../../protocol/task-state.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -400,6 +402,14 @@ export class MemoryTaskStore implements TaskStore {
 
   getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
     return Promise.resolve(leases.getStep(this.#state, scope, taskId, name));
+  }
+
+  writeStepAttempt(scope: Scope, taskId: string, input: StepAttemptInput): Promise<StepAttemptResult> {
+    return settle(() => attempts.writeStepAttempt(this.#state, scope, taskId, input, this.#clock.now()));
+  }
+
+  getStepAttempt(scope: Scope, taskId: string, name: string): Promise<StepAttemptRecord | undefined> {
+    return Promise.resolve(attempts.getStepAttempt(this.#state, scope, taskId, name));
   }
 
   recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {

@@ -232,5 +232,24 @@ export function pgMigrations(t: PgTables): readonly Migration[] {
         `ALTER TABLE ${t.tasks} ADD COLUMN write_id TEXT`,
       ],
     },
+    {
+      version: 9,
+      name: 'durable step attempts',
+      statements: [
+        // Where each step's latest attempt stands, once per task and name; it goes with its task (ADR 0121).
+        `CREATE TABLE ${t.stepAttempts} (
+          tenant TEXT COLLATE "C" NOT NULL,
+          owner TEXT COLLATE "C" NOT NULL,
+          task_id TEXT COLLATE "C" NOT NULL,
+          name TEXT COLLATE "C" NOT NULL,
+          attempt INTEGER NOT NULL,
+          state TEXT NOT NULL,
+          fence INTEGER NOT NULL,
+          updated_at BIGINT NOT NULL,
+          PRIMARY KEY (tenant, owner, task_id, name),
+          FOREIGN KEY (tenant, owner, task_id) REFERENCES ${t.tasks} (tenant, owner, id) ON DELETE CASCADE
+        )`,
+      ],
+    },
   ];
 }

@@ -16,6 +16,7 @@ export interface PgTables {
   readonly migrations: string;
   readonly leases: string;
   readonly steps: string;
+  readonly stepAttempts: string;
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -39,5 +40,6 @@ export function pgTables(schema: string): PgTables {
     migrations: `${q}.a2a_migrations`,
     leases: `${q}.a2a_leases`,
     steps: `${q}.a2a_steps`,
+    stepAttempts: `${q}.a2a_step_attempts`,
   };
 }

@@ -80,6 +80,13 @@ import { pgDateUndatedTombstones, pgPurgeBatch, pgPurgeRemains, type PgPurgeCuto
 import { recordPushDeliveryPg } from './pg-push.js';
 import { pgStatements, type PgStatements } from './pg-statements.js';
 import { recordStepPg, selectStepPg } from './pg-steps.js';
+import {
+  pgStepAttemptStatements,
+  selectStepAttemptPg,
+  writeStepAttemptPg,
+  type PgStepAttemptStatements,
+} from './pg-step-attempts.js';
+import type { StepAttemptInput, StepAttemptRecord, StepAttemptResult } from '../step-attempts.js';
 import { pgTables, type PgTables } from './pg-tables.js';
 import { inTransaction, retryingSerialization } from './pg-transaction.js';
 
@@ -128,6 +135,7 @@ export class PostgresTaskStore implements TaskStore {
   readonly #pool: PgPoolLike;
   readonly #tables: PgTables;
   readonly #sql: PgStatements;
+  readonly #attemptSql: PgStepAttemptStatements;
   readonly #clock: Clock;
   readonly #pollIntervalMs: number;
   /** Spares the per-claim COUNT(*) of a scope's live keys while the cap is far away. */
@@ -150,6 +158,7 @@ export class PostgresTaskStore implements TaskStore {
     this.#pool = options.pool;
     this.#tables = pgTables(options.schema ?? 'public');
     this.#sql = pgStatements(this.#tables);
+    this.#attemptSql = pgStepAttemptStatements(this.#tables);
     this.#clock = options.clock ?? systemClock;
     this.#pollIntervalMs = options.pollIntervalMs ?? 50;
     this.#tombstoneTtlMs = options.tombstoneTtlMs ?? DEFAULT_TOMBSTONE_TTL_MS;
@@ -467,6 +476,14 @@ export class PostgresTaskStore implements TaskStore {
 
   getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
     return selectStepPg(this.#pool, this.#sql, scope, taskId, name);
+  }
+
+  writeStepAttempt(scope: Scope, taskId: string, input: StepAttemptInput): Promise<StepAttemptResult> {
+    return writeStepAttemptPg(this.#pool, this.#attemptSql, scope, taskId, input, this.#clock.now());
+  }
+
+  getStepAttempt(scope: Scope, taskId: string, name: string): Promise<StepAttemptRecord | undefined> {
+    return selectStepAttemptPg(this.#pool, this.#attemptSql, scope, taskId, name);
   }
 
   async tryLead(role: string, holder: string, ttlMs: number): Promise<boolean> {

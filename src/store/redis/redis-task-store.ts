@@ -70,6 +70,8 @@ import {
 } from './redis-records.js';
 import { ScopeRegistry } from './redis-scopes.js';
 import { SCRIPTS } from './redis-scripts.js';
+import { getStepAttemptRedis, writeStepAttemptRedis } from './redis-step-attempts.js';
+import type { StepAttemptInput, StepAttemptRecord, StepAttemptResult } from '../step-attempts.js';
 import { RedisWakeups } from './redis-wakeups.js';
 
 /** How long past its lease Redis keeps a leadership role's key (the store's clock decides; this frees memory). */
@@ -647,6 +649,14 @@ export class RedisTaskStore implements TaskStore {
     const key = this.#keys.steps(scopeTag(scope), taskId);
     const v = await this.#send(['HGET', key, name], key);
     return v === null ? undefined : toStepRecord(taskId, name, String(v));
+  }
+
+  writeStepAttempt(scope: Scope, taskId: string, input: StepAttemptInput): Promise<StepAttemptResult> {
+    return writeStepAttemptRedis(this.#conn, this.#base(scope), taskId, input, this.#clock.now());
+  }
+
+  getStepAttempt(scope: Scope, taskId: string, name: string): Promise<StepAttemptRecord | undefined> {
+    return getStepAttemptRedis(this.#conn, this.#base(scope), taskId, name);
   }
 
   async recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {

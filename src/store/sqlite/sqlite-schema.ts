@@ -191,4 +191,23 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
       `ALTER TABLE a2a_tasks ADD COLUMN write_id TEXT`,
     ],
   },
+  {
+    version: 8,
+    name: 'durable step attempts',
+    statements: [
+      // Where each step's latest attempt stands, once per task and name; it goes with its task (ADR 0121).
+      `CREATE TABLE a2a_step_attempts (
+        tenant TEXT NOT NULL,
+        owner TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        fence INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant, owner, task_id, name),
+        FOREIGN KEY (tenant, owner, task_id) REFERENCES a2a_tasks (tenant, owner, id) ON DELETE CASCADE
+      ) WITHOUT ROWID`,
+    ],
+  },
 ];

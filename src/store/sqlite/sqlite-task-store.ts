@@ -66,6 +66,8 @@ import { createTaskTx } from './sqlite-create-task.js';
 import { SqliteGroupCommit } from './sqlite-group-commit.js';
 import { anyClaimable, claimTx, recordTx, selectState } from './sqlite-push.js';
 import { recordStepTx, selectStep } from './sqlite-steps.js';
+import { selectStepAttempt, writeStepAttemptTx } from './sqlite-step-attempts.js';
+import type { StepAttemptInput, StepAttemptRecord, StepAttemptResult } from '../step-attempts.js';
 
 /** Options of the SQLite store. Give `path` (the store opens and owns the file) or `database` (yours). */
 export interface SqliteTaskStoreOptions {
@@ -472,6 +474,15 @@ export class SqliteTaskStore implements TaskStore {
 
   getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
     return this.#read(() => selectStep((sql) => this.#stmt(sql), scope, taskId, name));
+  }
+
+  writeStepAttempt(scope: Scope, taskId: string, input: StepAttemptInput): Promise<StepAttemptResult> {
+    const now = this.#clock.now();
+    return this.#write(() => writeStepAttemptTx((sql) => this.#stmt(sql), scope, taskId, input, now));
+  }
+
+  getStepAttempt(scope: Scope, taskId: string, name: string): Promise<StepAttemptRecord | undefined> {
+    return this.#read(() => selectStepAttempt((sql) => this.#stmt(sql), scope, taskId, name));
   }
 
   tryLead(role: string, holder: string, ttlMs: number): Promise<boolean> {

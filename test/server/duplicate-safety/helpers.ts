@@ -1,3 +1,8 @@
+import type {
+  StepAttemptInput,
+  StepAttemptRecord,
+  StepAttemptResult,
+} from '../../../src/store/step-attempts.js';
 import { afterEach } from 'vitest';
 /**
  * Shared helpers of the duplicate-safety suite: wire builders for JSON-RPC and REST sends (unary and
@@ -680,6 +685,12 @@ export class DelegatingStore implements TaskStore {
   }
   getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
     return this.inner.getStep(scope, taskId, name);
+  }
+  writeStepAttempt(scope: Scope, taskId: string, input: StepAttemptInput): Promise<StepAttemptResult> {
+    return this.inner.writeStepAttempt(scope, taskId, input);
+  }
+  getStepAttempt(scope: Scope, taskId: string, name: string): Promise<StepAttemptRecord | undefined> {
+    return this.inner.getStepAttempt(scope, taskId, name);
   }
   recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {
     return this.inner.recordParentRenewal(scope, taskId);
