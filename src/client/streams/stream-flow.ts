@@ -31,12 +31,16 @@ import { admissionListener } from '../sends/admission.js';
 import { StreamView } from './stream-view.js';
 import type { StreamOperation } from '../transport/transport.js';
 import { TransportError } from '../transport/transport-error.js';
-import { eventSeqOf } from '../transport/transport.js';
+import { eventSeqOf, withEventSeq } from '../transport/transport.js';
 
 type Source = 'send' | 'subscribe';
 
-/** What to stream: a planned send, or a subscription to a known task. */
-export type StreamStart = { readonly send: SendPlan } | { readonly subscribe: string };
+/**
+ * What to stream: a planned send, or a subscription to a known task, from its snapshot or, with `afterEventId`,
+ * from after that event of it (ADR 0126).
+ */
+export type StreamStart =
+  { readonly send: SendPlan } | { readonly subscribe: string; readonly afterEventId?: number | undefined };
 
 function cut(): TransportError {
   return new TransportError('ambiguous', 'STREAM_CUT', 'the stream ended before the task settled');
@@ -58,7 +62,7 @@ export async function* runStream(
   let settled = plan === undefined;
   let reattachments = 0;
   // The sequence of the last event handed on, when the peer numbers its events (ADR 0125).
-  let lastSeq: number | undefined;
+  let lastSeq: number | undefined = 'subscribe' in start ? start.afterEventId : undefined;
 
   const settleOnce = async (): Promise<void> => {
     if (settled || plan === undefined) return;
@@ -114,9 +118,14 @@ export async function* runStream(
         onAnswerHeaders: source === 'send' ? onAnswerHeaders : undefined,
       });
     } catch (err) {
-      if (resume !== undefined && err instanceof A2AError && err.reason === 'LAST_EVENT_ID_INVALID') {
-        // The peer cannot resume from our id (a log it no longer has as we saw it): re-attach without it, from
-        // its snapshot, as with a peer that numbers nothing.
+      if (
+        resume !== undefined &&
+        reattachments > 0 &&
+        err instanceof A2AError &&
+        err.reason === 'LAST_EVENT_ID_INVALID'
+      ) {
+        // The peer cannot resume from our own id (a log it no longer has as we saw it): re-attach without it, from
+        // its snapshot, as with a peer that numbers nothing. A caller's `afterEventId` refused is its answer.
         lastSeq = undefined;
         continue;
       }
@@ -148,7 +157,8 @@ export async function* runStream(
         first = false;
         if (seq !== undefined) lastSeq = seq;
         await settleOnce();
-        for (const o of out) yield o;
+        // What the caller is shown carries the event's number (`eventSequenceOf`), so it can resume later itself.
+        for (const o of out) yield withEventSeq(o, seq);
         if (view.ended) return;
       }
       if (view.ended) return;
