@@ -117,6 +117,23 @@ describe('Last-Event-ID values', () => {
   });
 });
 
+describe('REST GET /tasks/{id}:subscribe, as a browser EventSource reconnects', () => {
+  it('resumes after Last-Event-ID with no body and no A2A-Version, as EventSource sends it', async () => {
+    const id = await startTask();
+    release();
+    await waitUntil(
+      async () => (await store.getTask(SCOPE, id))?.task.status.state === 'TASK_STATE_COMPLETED',
+    );
+    const res = await server.fetch(
+      new Request(`http://a2a.test/tasks/${id}:subscribe`, {
+        headers: { Accept: 'text/event-stream', 'Last-Event-ID': '8' },
+      }),
+    );
+    const frames = await readSse(res);
+    expect(frames.map((f) => f.id)).toEqual(['9', '10']);
+  });
+});
+
 describe.each<Binding>(['jsonrpc', 'rest'])('%s: resuming a stream', (binding) => {
   it('numbers a subscription from the snapshot: the snapshot is the task at its sequence', async () => {
     const id = await startTask();
