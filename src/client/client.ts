@@ -206,9 +206,24 @@ export class A2AClient {
     yield* runStream(this.ctx, { send: plan }, options);
   }
 
-  /** SubscribeToTask: the task snapshot, then its updates, re-subscribing after a cut. */
-  subscribe(taskId: string, options: CallOptions = {}): AsyncGenerator<StreamResponse> {
-    return runStream(this.ctx, { subscribe: taskId }, options);
+  /**
+   * SubscribeToTask: the task snapshot, then its updates, re-subscribing after a cut. With `afterEventId` (the
+   * `eventSequenceOf` an event this caller already handled, kept across its own restarts), no snapshot: exactly
+   * the task's events after that one, from a peer that numbers its events (a2a-once, ADR 0125); a peer that does
+   * not answers with its snapshot as usual.
+   * @throws ClientError `INVALID_ARGUMENT` when `afterEventId` is not a non-negative integer
+   */
+  subscribe(
+    taskId: string,
+    options: CallOptions & { afterEventId?: number } = {},
+  ): AsyncGenerator<StreamResponse> {
+    const after = options.afterEventId;
+    if (after !== undefined && (!Number.isSafeInteger(after) || after < 0))
+      throw new ClientError(
+        'INVALID_ARGUMENT',
+        'afterEventId must be a non-negative integer (an event sequence)',
+      );
+    return runStream(this.ctx, { subscribe: taskId, afterEventId: after }, options);
   }
 
   /** GetTask. */

@@ -44,6 +44,7 @@ export {
   selectInterfaces,
 } from './connection/interface-selection.js';
 export { StreamView } from './streams/stream-view.js';
+export { eventSequenceOf } from './streams/event-sequence.js';
 export { MemoryIntentStore } from './intents/intent-store.js';
 export type { IntentOutcome, IntentStore, SendIntent } from './intents/intent-store.js';
 export { intentIdentityOf } from './intents/intent-identity.js';

@@ -277,6 +277,15 @@ export const ERROR_SPECS = {
     'Idempotency key has expired; send with a new key',
     A2A_ONCE_ERROR_DOMAIN,
   ),
+  LastEventIdInvalidError: spec(
+    'LastEventIdInvalidError',
+    -32602,
+    400,
+    'INVALID_ARGUMENT',
+    'LAST_EVENT_ID_INVALID',
+    'Last-Event-ID does not name an event of this task',
+    A2A_ONCE_ERROR_DOMAIN,
+  ),
   ServerBusyError: spec(
     'ServerBusyError',
     -32603,
@@ -383,6 +392,12 @@ export type IdempotencyKeyReusedError = A2AError;
 /** A key past its TTL (docs/semantics.md §2). */
 export const IdempotencyKeyExpiredError = errorClass('IdempotencyKeyExpiredError');
 export type IdempotencyKeyExpiredError = A2AError;
+/**
+ * A stream resumed with a Last-Event-ID that is not a sequence, or names an event the task does not have yet
+ * (docs/semantics.md §7, ADR 0125).
+ */
+export const LastEventIdInvalidError = errorClass('LastEventIdInvalidError');
+export type LastEventIdInvalidError = A2AError;
 /** The server is at capacity (HTTP 503 with Retry-After); nothing ran. */
 export const ServerBusyError = errorClass('ServerBusyError');
 export type ServerBusyError = A2AError;
@@ -415,6 +430,7 @@ const CLASSES: Record<A2AErrorName, ErrorClass> = {
   IdempotencyKeyInvalidError,
   IdempotencyKeyReusedError,
   IdempotencyKeyExpiredError,
+  LastEventIdInvalidError,
   ServerBusyError,
   IdempotencyCapacityError,
   PushConfigLimitError,

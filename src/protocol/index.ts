@@ -6,6 +6,7 @@ export * from './agent-card.js';
 export * from './constants.js';
 export * from './error-wire.js';
 export * from './errors.js';
+export * from './event-sequence.js';
 export * from './model.js';
 export * from './parse.js';
 export * from './requests.js';

@@ -59,7 +59,8 @@ import { DEFAULT_WRITE_RETRY } from './runner/write-retry.js';
 import { Runner } from './runner/runner.js';
 import { defaultWorkerName, TurnLeases } from './runner/turn-lease.js';
 import { shapeTask } from './task-events.js';
-import { followTask, waitFor } from './task-follow.js';
+import { followTask, streamBase, waitFor } from './task-follow.js';
+import { resumePoint } from './stream-resume.js';
 
 /** The a2a-once request handler. */
 export class A2ARequestHandler implements RequestHandler {
@@ -331,6 +332,7 @@ export class A2ARequestHandler implements RequestHandler {
     this.#assertStreaming();
     const a = await this.#admit(params, ctx);
     const o = this.options;
+    if (ctx.notes) ctx.notes.streamSeq = streamBase(a.record);
     return followTask(o.store, a.scope, a.record, a.kind === 'replay', ctx.signal, o.logger);
   }
 
@@ -417,13 +419,18 @@ export class A2ARequestHandler implements RequestHandler {
     this.#negotiate(ctx);
     let record = await this.#visibleTask(ctx, params.id);
     if (this.recovery.lapsed(record)) record = await this.recovery.touched(scopeOf(ctx), record);
-    if (isTerminalState(record.task.status.state)) {
+    const after = resumePoint(record, ctx.resumeAfter);
+    // A finished task refuses a subscription (A2A v1.0), unless it is resumed from before its last event: the
+    // caller's stream has not ended yet, and the rest of it is in the log (ADR 0125).
+    if (isTerminalState(record.task.status.state) && (after === undefined || after >= record.seq)) {
       throw new UnsupportedOperationError({
         message: `Task is in terminal state ${record.task.status.state}; nothing more will happen`,
         metadata: { taskId: params.id, state: record.task.status.state },
       });
     }
-    return followTask(this.options.store, scopeOf(ctx), record, false, ctx.signal, this.options.logger);
+    if (ctx.notes) ctx.notes.streamSeq = after ?? streamBase(record);
+    const o = this.options;
+    return followTask(o.store, scopeOf(ctx), record, false, ctx.signal, o.logger, after);
   }
 
   async createTaskPushNotificationConfig(

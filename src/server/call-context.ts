@@ -22,6 +22,12 @@ export interface CallContext {
    */
   readonly renewsDelegationLease?: boolean;
   /**
+   * The call resumes a stream after this event sequence (the `Last-Event-ID` header, or `last-event-id` gRPC
+   * metadata, of a SubscribeToTask): the stream replays exactly the task's events after it, then goes on live
+   * (docs/semantics.md §7, ADR 0125).
+   */
+  readonly resumeAfter?: number;
+  /**
    * What the handler found out that the transport answers with: how a send was admitted, set once it is, for the
    * `A2A-Once-Admission` header. Absent for calls made in code.
    */
@@ -31,6 +37,11 @@ export interface CallContext {
 /** Filled in by the handler during a call, read by the transport when it answers. */
 export interface CallNotes {
   admission?: AdmissionOutcome;
+  /**
+   * A stream's base sequence: its snapshot is the task as of it, its k-th log event is event `streamSeq + k`
+   * (ADR 0124). The SSE writer numbers each event's `id:` from it; gRPC sends it in the response metadata.
+   */
+  streamSeq?: number;
 }
 
 /** A context for calls made in code (tests, embedding) rather than over HTTP. */
@@ -42,5 +53,7 @@ export function localCallContext(init: Partial<Omit<CallContext, 'activatedExten
     activatedExtensions: new Set(),
     ...(init.signal ? { signal: init.signal } : {}),
     ...(init.renewsDelegationLease === true ? { renewsDelegationLease: true } : {}),
+    ...(init.resumeAfter !== undefined ? { resumeAfter: init.resumeAfter } : {}),
+    ...(init.notes !== undefined ? { notes: init.notes } : {}),
   };
 }

@@ -47,6 +47,11 @@ export interface RequestHandler {
   getTask(params: GetTaskRequest, ctx: CallContext): Promise<Task>;
   listTasks(params: ListTasksRequest, ctx: CallContext): Promise<ListTasksResponse>;
   cancelTask(params: CancelTaskRequest, ctx: CallContext): Promise<Task>;
+  /**
+   * The task snapshot, then its events (A2A v1.0); with `ctx.resumeAfter` (a `Last-Event-ID`), no snapshot but
+   * exactly the events after that sequence, then the live ones (ADR 0125). Sets `ctx.notes.streamSeq`, the
+   * stream's base sequence, from which the bindings number each event (ADR 0124); so does `sendStreamingMessage`.
+   */
   subscribeToTask(params: SubscribeToTaskRequest, ctx: CallContext): Promise<AsyncIterable<StreamResponse>>;
   createTaskPushNotificationConfig(
     params: TaskPushNotificationConfig,

@@ -126,8 +126,20 @@ function latestSeen(record: StoredTask, seen: readonly StoredEvent[] | undefined
 }
 
 /**
+ * The base sequence of a stream that `followTask` serves from `record` (ADR 0124): its snapshot is the task as of
+ * `record.seq`, and its log events come after. A direct-reply record's stream is only its reply, event
+ * `record.seq` itself, so its base is the one before.
+ */
+export function streamBase(record: StoredTask): number {
+  return record.kind === 'message' && record.reply ? record.seq - 1 : record.seq;
+}
+
+/**
  * A stream over a task from a snapshot: the snapshot (or, for a direct-reply outcome, the single message),
  * then every event after `record.seq`, until an event that ends the stream or `signal` aborts.
+ * With `resumeAfter` (a stream resumed by Last-Event-ID, ADR 0125) there is no snapshot: the caller has the task
+ * as of that sequence, and gets exactly the log's events after it, replayed and then live, with no seam between
+ * the two (one watch from that sequence reads both).
  * A store read that fails mid-way ends the stream, logged as a warning with the task id, and no error event: an
  * error frame would tell the caller the work failed, while a cut stream is ambiguous, which is the truth; the
  * client re-attaches and the event log gives it what it missed (ADR 0029).
@@ -141,16 +153,18 @@ export async function* followTask(
   endAtSettledSnapshot: boolean,
   signal: AbortSignal | undefined,
   logger: ServerLogger = silentLogger,
+  resumeAfter?: number,
 ): AsyncGenerator<StreamResponse> {
   const ctl = new AbortController();
   const onAbort = () => ctl.abort();
   signal?.addEventListener('abort', onAbort, { once: true });
   let events: AsyncIterator<StoredEvent> | undefined;
-  let lastSeq = record.seq;
+  const from = resumeAfter ?? record.seq;
+  let lastSeq = from;
   // The next stored event, or undefined when the watch ended, the signal aborted or the store failed.
   const next = async (): Promise<StoredEvent | undefined> => {
     try {
-      events ??= store.watch(scope, record.task.id, record.seq, ctl.signal)[Symbol.asyncIterator]();
+      events ??= store.watch(scope, record.task.id, from, ctl.signal)[Symbol.asyncIterator]();
       const r = await events.next();
       if (r.done) return undefined;
       lastSeq = r.value.seq;
@@ -166,7 +180,9 @@ export async function* followTask(
     }
   };
   try {
-    if (record.seq === 0 && record.kind === 'task') {
+    if (resumeAfter !== undefined) {
+      // Resumed: the caller's stream already began with the snapshot; it continues at the next event.
+    } else if (record.seq === 0 && record.kind === 'task') {
       // Nothing emitted yet: the agent's first output decides between a task stream and a single message.
       const first = await next();
       if (!first) return;

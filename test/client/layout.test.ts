@@ -119,6 +119,7 @@ describe('the public entry a2a-once/client', () => {
       'describeError',
       'describeStreamEvent',
       'describeTask',
+      'eventSequenceOf',
       'failureKindOf',
       'fetchAgentCard',
       'honoursKeys',

@@ -130,13 +130,15 @@ export function parseAs<T>(schema: z.ZodType<T>, raw: unknown, what: string): T 
 /** One SSE frame. `data` is the parsed JSON of its single `data:` line. */
 export interface SseFrame {
   event?: string;
+  /** The frame's `id:` (the task event sequence a2a-once numbers each event with, ADR 0124). */
+  id?: string;
   data: unknown;
   raw: string;
 }
 
 /**
  * Splits an SSE body into frames, strictly: frames are separated by a blank line, each has exactly one
- * `data:` line holding a whole JSON value, comment frames (`: keep-alive`) are skipped. Throws on anything
+ * `data:` line holding a whole JSON value, at most one `id:` line, comment frames (`: keep-alive`) are skipped. Throws on anything
  * else, so a framing bug fails the test.
  */
 export function parseSseText(text: string): SseFrame[] {
@@ -151,14 +153,17 @@ export function parseSseText(text: string): SseFrame[] {
     if (dataLines.length !== 1)
       throw new Error(`SSE frame must have exactly one data line: ${JSON.stringify(block)}`);
     let event: string | undefined;
+    let id: string | undefined;
     for (const l of lines) {
       if (l.startsWith('data:') || l.startsWith(':')) continue;
       if (l.startsWith('event:')) event = l.slice(6).trim();
+      else if (l.startsWith('id:') && id === undefined) id = l.slice(3).trim();
       else throw new Error(`unexpected SSE line ${JSON.stringify(l)}`);
     }
     const payload = dataLines[0]!.slice(5).replace(/^ /, '');
     frames.push({
       ...(event !== undefined ? { event } : {}),
+      ...(id !== undefined ? { id } : {}),
       data: JSON.parse(payload) as unknown,
       raw: block,
     });

@@ -1,7 +1,8 @@
 /**
  * The fault proxy itself, against a real echo server on loopback: it passes bytes, a stall forwards nothing either
  * way until healed (then delivers what it held, in order), a cut destroys every open connection, and new
- * connections pass or stall as asked. The store and process tests trust these modes, so they are proved here.
+ * connections pass or stall as asked; given several targets, it sends each new connection to the next in turn.
+ * The store and process tests trust these modes, so they are proved here.
  */
 import { once } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -44,6 +45,33 @@ async function until(check: () => boolean, ms = 2_000): Promise<void> {
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('tcp proxy', () => {
+  it('with several targets, sends each new connection to the next in turn', async () => {
+    const other = createServer((sock) => {
+      sock.on('error', () => undefined);
+      sock.end('B');
+    });
+    other.listen(0, '127.0.0.1');
+    await once(other, 'listening');
+    const otherPort = (other.address() as AddressInfo).port;
+    const proxy = await startTcpProxy([
+      { host: '127.0.0.1', port: echoPort },
+      { host: '127.0.0.1', port: otherPort },
+    ]);
+    try {
+      const a = await client(proxy);
+      a.socket.write('A');
+      await until(() => a.received() === 'A');
+      const b = await client(proxy);
+      await until(() => b.received() === 'B');
+      expect(proxy.connections().map((c) => c.target)).toEqual([0, 1]);
+      a.socket.destroy();
+      b.socket.destroy();
+    } finally {
+      await proxy.close();
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
+  });
+
   it('passes bytes both ways and counts them per connection', async () => {
     const proxy = await startTcpProxy({ host: '127.0.0.1', port: echoPort });
     try {
@@ -51,7 +79,7 @@ describe('tcp proxy', () => {
       c.socket.write('hello');
       await until(() => c.received() === 'hello');
       expect(proxy.connections()).toEqual([
-        { id: 1, bytesUp: 5, bytesDown: 5, open: true, stalled: false, cut: false },
+        { id: 1, bytesUp: 5, bytesDown: 5, open: true, stalled: false, cut: false, target: 0 },
       ]);
       c.socket.destroy();
       await until(() => proxy.openCount() === 0);

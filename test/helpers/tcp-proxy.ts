@@ -12,6 +12,8 @@
  *   held, so the counters see it and a client closing its side is seen at once. With `{ newConnections: true }` connections opened later are stalled too (accepted, never
  *   connected onwards), else they pass.
  * - `heal()`: stalled connections resume where they stopped, and new connections pass.
+ * Given several targets, it is a round-robin balancer: each new connection goes to the next target in turn, so a
+ * client that reconnects after a `cut()` lands on another one.
  */
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 
@@ -28,6 +30,8 @@ export interface ProxiedConnection {
   readonly stalled: boolean;
   /** Closed by `cut()`. */
   readonly cut: boolean;
+  /** The index of the target it was sent to (0 with a single target). */
+  readonly target: number;
 }
 
 /** A running proxy. */
@@ -68,6 +72,7 @@ class Pair {
   constructor(
     readonly id: number,
     readonly client: Socket,
+    readonly target: number,
   ) {
     // The client's side is watched from the start, so a client that gives up on a stalled connection (closes
     // its socket) is seen at once, as the counters promise.
@@ -155,20 +160,29 @@ class Pair {
       open: this.open,
       stalled: this.stalled,
       cut: this.cut,
+      target: this.target,
     };
   }
 }
 
-/** Starts a proxy on an ephemeral port of 127.0.0.1 in front of `target`. */
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** Where a proxy forwards to. */
+export interface ProxyTarget {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** Starts a proxy on an ephemeral port of 127.0.0.1 in front of `target` (several: round robin). */
+export async function startTcpProxy(target: ProxyTarget | readonly ProxyTarget[]): Promise<TcpProxy> {
+  const targets: readonly ProxyTarget[] = 'host' in target ? [target] : target;
   const pairs: Pair[] = [];
   let stallNew = false;
   const server: Server = createServer((client) => {
-    const pair = new Pair(pairs.length + 1, client);
+    const pair = new Pair(pairs.length + 1, client, pairs.length % targets.length);
     pairs.push(pair);
+    const to = targets[pair.target]!;
     // Accepted and held when new connections stall: the client's handshake waits for an answer that never comes.
     if (stallNew) pair.stall();
-    else pair.start(target.host, target.port);
+    else pair.start(to.host, to.port);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -186,7 +200,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     heal() {
       stallNew = false;
-      for (const p of pairs) if (p.stalled) p.heal(target.host, target.port);
+      for (const p of pairs) if (p.stalled) p.heal(targets[p.target]!.host, targets[p.target]!.port);
     },
     connections: () => pairs.map((p) => p.view()),
     openCount: () => pairs.filter((p) => p.open).length,

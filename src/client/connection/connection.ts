@@ -6,6 +6,7 @@
  * the core does not carry (GRPC) is built by the transport factory the client was given for it (ADR 0110).
  */
 import { HEADER_EXTENSIONS, HEADER_VERSION, PROTOCOL_VERSION } from '../../protocol/constants.js';
+import { LAST_EVENT_ID_HEADER } from '../../protocol/event-sequence.js';
 import type { JsonObject } from '../../protocol/model.js';
 import { resolveRetry, withRetry } from '../retry/retry-loop.js';
 import type { ResolvedRetry, RetryLoopOptions, RetryState } from '../retry/retry-loop.js';
@@ -64,6 +65,8 @@ export interface CallExtras {
   readonly pin?: TenantPin | undefined;
   /** Told the headers of every answer an attempt gets (a send reads `A2A-Once-Admission` from them). */
   readonly onAnswerHeaders?: ((headers: Headers) => void) | undefined;
+  /** The last event of a stream the caller has: sent as `Last-Event-ID` to resume after it (ADR 0125). */
+  readonly lastEventSeq?: number | undefined;
 }
 
 /** An open stream and the attempt it belongs to (the caller disposes the attempt when done). */
@@ -223,6 +226,8 @@ export class Connection {
     const headers = withCredentialHeaders({ ...this.config.headers, ...opts.headers }, credential);
     headers[HEADER_VERSION] = this.versions[i] ?? PROTOCOL_VERSION;
     if (extensions.length > 0) headers[HEADER_EXTENSIONS] = extensions.join(',');
+    // gRPC sends it as `last-event-id` metadata (metadata keys are the header's, lower case).
+    if (extras.lastEventSeq !== undefined) headers[LAST_EVENT_ID_HEADER] = String(extras.lastEventSeq);
     return {
       scope,
       headers,

@@ -8,7 +8,7 @@
  * (`stream-reader.ts`, ADR 0113).
  */
 import type { StatusObject } from '@grpc/grpc-js';
-import type { JsonObject } from '../../protocol/model.js';
+import type { JsonObject, StreamResponse } from '../../protocol/model.js';
 import { GRPC_METHODS, ProtoCodecError, decodeProto, encodeProto } from '../../protocol/grpc/index.js';
 import { ClientError } from '../transport/client-error.js';
 import type {
@@ -23,6 +23,8 @@ import type { GrpcChannel } from './grpc-channel.js';
 import { grpcFailure } from './grpc-failure.js';
 import { headersOf, metadataOf } from './grpc-metadata.js';
 import { GrpcStreamReader } from './stream-reader.js';
+import { withEventSeq } from '../transport/transport.js';
+import { EventSequencer, parseEventSequence, STREAM_SEQ_METADATA } from '../../protocol/event-sequence.js';
 
 const passThrough = (b: Buffer): Buffer => b;
 
@@ -92,11 +94,22 @@ export class GrpcTransport implements Transport {
       metadataOf(ctx.headers),
       { deadline: earliest(ctx.scope.deadlineAt) },
     );
+    // A gRPC message has no room for its event's sequence: an a2a-once peer sends the stream's base once, in
+    // the response metadata, and each event is numbered as it is taken, by counting from it (ADR 0125).
+    let numbering: EventSequencer | undefined;
     const reader = new GrpcStreamReader(call, {
       scope: ctx.scope,
-      decode: (bytes) => this.decode(shape.responseType, bytes, ctx),
+      decode: (bytes) => {
+        const raw = this.decode(shape.responseType, bytes, ctx);
+        return numbering ? withEventSeq(raw, numbering.next(raw as StreamResponse)) : raw;
+      },
       failure: (status, answered) => this.failure(status, answered, ctx),
-      onMetadata: (md) => ctx.onAnswerHeaders?.(headersOf(md)),
+      onMetadata: (md) => {
+        const base = md.get(STREAM_SEQ_METADATA)[0];
+        const seq = typeof base === 'string' ? parseEventSequence(base) : undefined;
+        if (seq !== undefined) numbering = new EventSequencer(seq);
+        ctx.onAnswerHeaders?.(headersOf(md));
+      },
     });
     await reader.opened();
     return reader;

@@ -7,6 +7,9 @@
  *   finished meanwhile refuses the subscription, and GetTask fetches its final state;
  * - otherwise (an unkeyed send cut before its first event) the outcome is unknown.
  * `StreamView` turns the snapshot into the updates the caller missed, so each update is seen once.
+ * A peer that numbers its events (a2a-once: SSE `id:`, gRPC's base sequence, ADR 0124) makes this exact: the
+ * client remembers the last event it handed on and re-attaches by SubscribeToTask with `Last-Event-ID`, which
+ * answers exactly the events after it, so each event is shown once, as the peer sent it (ADR 0125).
  */
 import { A2AError } from '../../protocol/errors.js';
 import type { StreamResponse } from '../../protocol/model.js';
@@ -28,11 +31,16 @@ import { admissionListener } from '../sends/admission.js';
 import { StreamView } from './stream-view.js';
 import type { StreamOperation } from '../transport/transport.js';
 import { TransportError } from '../transport/transport-error.js';
+import { eventSeqOf, withEventSeq } from '../transport/transport.js';
 
 type Source = 'send' | 'subscribe';
 
-/** What to stream: a planned send, or a subscription to a known task. */
-export type StreamStart = { readonly send: SendPlan } | { readonly subscribe: string };
+/**
+ * What to stream: a planned send, or a subscription to a known task, from its snapshot or, with `afterEventId`,
+ * from after that event of it (ADR 0126).
+ */
+export type StreamStart =
+  { readonly send: SendPlan } | { readonly subscribe: string; readonly afterEventId?: number | undefined };
 
 function cut(): TransportError {
   return new TransportError('ambiguous', 'STREAM_CUT', 'the stream ended before the task settled');
@@ -53,6 +61,8 @@ export async function* runStream(
   const state: RetryState = { attempts: 0, mayHaveReached: false };
   let settled = plan === undefined;
   let reattachments = 0;
+  // The sequence of the last event handed on, when the peer numbers its events (ADR 0125).
+  let lastSeq: number | undefined = 'subscribe' in start ? start.afterEventId : undefined;
 
   const settleOnce = async (): Promise<void> => {
     if (settled || plan === undefined) return;
@@ -94,10 +104,13 @@ export async function* runStream(
       source === 'send'
         ? { ...plan!.request }
         : { id: view.taskId ?? (start as { subscribe: string }).subscribe };
+    // A subscription after an event the caller has asks for exactly the events after it.
+    const resume = source === 'subscribe' ? lastSeq : undefined;
     let failure: unknown;
     let opened: OpenedStream;
     try {
       opened = await conn.open(op, params, safety, opts, call, {
+        lastEventSeq: resume,
         extensions: source === 'send' ? plan!.extensions : [],
         state,
         // A keyed stream's re-attachments, by resend or by subscription, stay on its tenant (ADR 0034).
@@ -105,6 +118,17 @@ export async function* runStream(
         onAnswerHeaders: source === 'send' ? onAnswerHeaders : undefined,
       });
     } catch (err) {
+      if (
+        resume !== undefined &&
+        reattachments > 0 &&
+        err instanceof A2AError &&
+        err.reason === 'LAST_EVENT_ID_INVALID'
+      ) {
+        // The peer cannot resume from our own id (a log it no longer has as we saw it): re-attach without it, from
+        // its snapshot, as with a peer that numbers nothing. A caller's `afterEventId` refused is its answer.
+        lastSeq = undefined;
+        continue;
+      }
       // The opening was already retried as far as its safety allows.
       if (source === 'subscribe' && isTerminalRefusal(err) && view.taskId !== undefined) {
         // The task finished while we were away, so it refuses subscriptions (A2A v1.0): fetch its final state.
@@ -117,6 +141,9 @@ export async function* runStream(
     try {
       let first = true;
       for await (const raw of opened.stream) {
+        const seq = eventSeqOf(raw);
+        // An update the caller already has (a peer that answered from before our id): shown once already.
+        if (seq !== undefined && lastSeq !== undefined && seq <= lastSeq && !isSnapshot(raw)) continue;
         let ev: StreamResponse;
         try {
           ev = readStreamResponse(raw);
@@ -124,10 +151,14 @@ export async function* runStream(
           // A send's stream answered with what this client cannot read: it may have run (ADR 0068).
           throw plan === undefined ? err : unreadableAnswer(ctx, plan, err, view.taskId);
         }
-        const out = first && reattachments > 0 ? view.resync(ev) : view.accept(ev);
+        // A resumed stream's first event is the one after ours, as the peer sent it: nothing to turn into a delta.
+        const exact = resume !== undefined && seq !== undefined && !('task' in ev);
+        const out = first && reattachments > 0 && !exact ? view.resync(ev) : view.accept(ev);
         first = false;
+        if (seq !== undefined) lastSeq = seq;
         await settleOnce();
-        for (const o of out) yield o;
+        // What the caller is shown carries the event's number (`eventSequenceOf`), so it can resume later itself.
+        for (const o of out) yield withEventSeq(o, seq);
         if (view.ended) return;
       }
       if (view.ended) return;
@@ -141,7 +172,9 @@ export async function* runStream(
     // The stream broke after it opened: the request reached the peer.
     state.mayHaveReached = true;
     const next =
-      failureKindOf(failure) === 'ambiguous' && !call.callerAborted ? reattachVia(plan, view) : undefined;
+      failureKindOf(failure) === 'ambiguous' && !call.callerAborted
+        ? reattachVia(plan, view, lastSeq)
+        : undefined;
     const delay = retryDelay(reattachments, undefined, conn.retry.backoff, conn.retry.random);
     if (next !== undefined) conn.retry.budget.onFailure();
     if (
@@ -168,8 +201,21 @@ function isTerminalRefusal(err: unknown): boolean {
   return err instanceof A2AError && err.reason === 'UNSUPPORTED_OPERATION';
 }
 
-/** How to re-attach after a cut, or undefined when no safe way exists. */
-function reattachVia(plan: SendPlan | undefined, view: StreamView): Source | undefined {
+/** Whether a raw event is a task snapshot (which `StreamView.resync` reads, whatever its number). */
+function isSnapshot(raw: unknown): boolean {
+  return typeof raw === 'object' && raw !== null && 'task' in raw;
+}
+
+/**
+ * How to re-attach after a cut, or undefined when no safe way exists. Once the caller has a numbered event of a
+ * named task, a subscription from it is exact and a read (ADR 0125); before that, a keyed send is resent.
+ */
+function reattachVia(
+  plan: SendPlan | undefined,
+  view: StreamView,
+  lastSeq: number | undefined,
+): Source | undefined {
+  if (view.taskId !== undefined && lastSeq !== undefined) return 'subscribe';
   if (plan !== undefined && plan.safety === 'keyed-send') return 'send';
   if (view.taskId !== undefined) return 'subscribe';
   return undefined;

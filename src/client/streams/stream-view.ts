@@ -7,6 +7,9 @@
  * sequence), so they are shown as they come: a live chunk equal to the tail already shown is a new chunk, and a
  * repeated identical status is a new report. Nothing is ever dropped for resembling what was shown.
  *
+ * A stream resumed after a numbered event (ADR 0126) starts with the next event itself, and is taken with `accept`:
+ * nothing to turn into a delta.
+ *
  * It also decides when a stream has ended properly (A2A v1.0): after a `message`, or when the task is
  * terminal or INPUT_REQUIRED (AUTH_REQUIRED keeps the stream open). A body that ends earlier was cut.
  */

@@ -16,6 +16,8 @@ import { answeredWith, statusFailure } from './failure-kind.js';
 import { retryAfterOf, secondsOf } from './retry-after.js';
 import { isPlainRecord } from '../../protocol/schemas/lenient.js';
 import { sseEvents } from './sse-body.js';
+import { withEventSeq } from './transport.js';
+import { parseEventSequence } from '../../protocol/event-sequence.js';
 import type {
   AttemptContext,
   JsonRpcDialect,
@@ -131,7 +133,10 @@ export class JsonRpcTransport implements Transport {
           httpStatus: res.status,
         });
       }
-      yield this.dialect.event(json.result);
+      yield withEventSeq(
+        this.dialect.event(json.result),
+        ev.id === undefined ? undefined : parseEventSequence(ev.id),
+      );
     }
   }
 }

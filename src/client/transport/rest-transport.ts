@@ -15,7 +15,15 @@ import { retryAfterOf, secondsOf } from './retry-after.js';
 import { restRoute } from './rest-routes.js';
 import { isPlainRecord } from '../../protocol/schemas/lenient.js';
 import { sseEvents } from './sse-body.js';
-import type { AttemptContext, RawStream, StreamOperation, Transport, UnaryOperation } from './transport.js';
+import { parseEventSequence } from '../../protocol/event-sequence.js';
+import {
+  withEventSeq,
+  type AttemptContext,
+  type RawStream,
+  type StreamOperation,
+  type Transport,
+  type UnaryOperation,
+} from './transport.js';
 import { TransportError } from './transport-error.js';
 
 /** Whether a body is a `google.rpc.Status` error with A2A details (a definite answer even on a 5xx). */
@@ -117,7 +125,7 @@ export class RestTransport implements Transport {
         const code = typeof json.error.code === 'number' ? json.error.code : 500;
         throw fromRestError(code, json);
       }
-      yield json;
+      yield withEventSeq(json, ev.id === undefined ? undefined : parseEventSequence(ev.id));
     }
   }
 }

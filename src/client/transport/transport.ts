@@ -109,3 +109,21 @@ export interface TransportFactory {
    */
   create(target: TransportTarget): Transport;
 }
+
+/**
+ * The task event sequence of each raw stream event, as its transport read it (ADR 0124): an SSE event's `id:`,
+ * or on gRPC the stream's base sequence plus the count of events (ADR 0125). Kept beside the event rather than
+ * in it, so the event stays exactly what the peer sent; a peer that numbers nothing leaves every event without.
+ */
+const EVENT_SEQS = new WeakMap<object, number>();
+
+/** Notes `seq` as the sequence of `raw` (a fresh object per event) and returns `raw`. */
+export function withEventSeq<T>(raw: T, seq: number | undefined): T {
+  if (seq !== undefined && typeof raw === 'object' && raw !== null) EVENT_SEQS.set(raw, seq);
+  return raw;
+}
+
+/** The sequence noted for a raw stream event, if its peer numbered it. */
+export function eventSeqOf(raw: unknown): number | undefined {
+  return typeof raw === 'object' && raw !== null ? EVENT_SEQS.get(raw) : undefined;
+}

@@ -4,7 +4,8 @@
  */
 import { LEASE_RENEWAL_HEADER } from '../../delegation/delegation-wire.js';
 import type { A2AMethod } from '../../protocol/constants.js';
-import { UnauthenticatedError } from '../../protocol/errors.js';
+import { LastEventIdInvalidError, UnauthenticatedError } from '../../protocol/errors.js';
+import { LAST_EVENT_ID_HEADER, parseEventSequence } from '../../protocol/event-sequence.js';
 import { authenticateRequest, checkTenant, type Caller } from '../auth/request-auth.js';
 import type { CallContext } from '../call-context.js';
 import type { ResolvedHttpOptions } from '../http/http-options.js';
@@ -49,5 +50,29 @@ export function setupCall(
   if (caller !== undefined) ctx.principal = caller.principal;
   if (signal) ctx.signal = signal;
   if (req.headers.has(LEASE_RENEWAL_HEADER)) ctx.renewsDelegationLease = true;
+  // Read for SubscribeToTask only: the one call that resumes a stream (ADR 0125). Every binding passes here (gRPC
+  // with its metadata as headers), so the header is read once, the same way, for all of them.
+  if (method === 'SubscribeToTask') {
+    const after = resumeAfterOf(req.headers);
+    if (after !== undefined) ctx.resumeAfter = after;
+  }
   return ctx;
+}
+
+/**
+ * The event sequence a `Last-Event-ID` header names, or undefined without one. A value that is not a sequence
+ * is refused (LAST_EVENT_ID_INVALID), never read as "from the start": the caller would see events twice.
+ */
+export function resumeAfterOf(headers: Pick<Headers, 'get'>): number | undefined {
+  const raw = headers.get(LAST_EVENT_ID_HEADER);
+  if (raw === null) return undefined;
+  const seq = parseEventSequence(raw);
+  if (seq === undefined) {
+    throw new LastEventIdInvalidError({
+      message: 'Last-Event-ID must be the decimal sequence of an event this stream sent',
+      // The value is the caller's own and bounded by the header size; shown cut short all the same.
+      metadata: { lastEventId: raw.slice(0, 64) },
+    });
+  }
+  return seq;
 }

@@ -5,6 +5,7 @@
  * which read a web `Request`. Binary (`-bin`) entries are not headers and are left out.
  */
 import { Metadata } from '@grpc/grpc-js';
+import { STREAM_SEQ_METADATA } from '../../protocol/event-sequence.js';
 import { HEADER_ADMISSION, HEADER_EXTENSIONS } from '../../protocol/constants.js';
 import type { CallContext } from '../call-context.js';
 
@@ -58,5 +59,7 @@ export function answerMetadata(ctx: CallContext | undefined): Metadata {
   if (ctx.activatedExtensions.size > 0)
     md.set(HEADER_EXTENSIONS.toLowerCase(), [...ctx.activatedExtensions].join(', '));
   if (ctx.notes?.admission !== undefined) md.set(HEADER_ADMISSION.toLowerCase(), ctx.notes.admission);
+  // A gRPC message has no room for its event's sequence: the base goes once, and the client counts (ADR 0125).
+  if (ctx.notes?.streamSeq !== undefined) md.set(STREAM_SEQ_METADATA, String(ctx.notes.streamSeq));
   return md;
 }

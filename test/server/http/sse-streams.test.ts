@@ -98,10 +98,14 @@ describe('SSE framing', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(res.headers.get('cache-control')).toBe('no-cache');
     const text = await res.text();
-    // Byte-level framing: every frame is exactly `data: <json>\n\n`.
+    // Byte-level framing: every frame is exactly `id: <seq>\ndata: <json>\n\n` (ADR 0124).
+    const ids: number[] = [];
     for (const block of text.split('\n\n').filter((b) => b !== '' && !b.startsWith(':'))) {
-      expect(block).toMatch(/^data: \{[^\n]*\}$/);
+      expect(block).toMatch(/^id: (0|[1-9][0-9]*)\ndata: \{[^\n]*\}$/);
+      ids.push(Number(/^id: (\d+)/.exec(block)![1]));
     }
+    // A new task's snapshot is the task at sequence 0; each event after it is the log's next.
+    expect(ids).toEqual([0, 1, 2, 3, 4]);
     const events = restEvents(parseSseText(text));
     expect(events.map(kind)).toEqual([
       'task',

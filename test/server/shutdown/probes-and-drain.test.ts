@@ -162,7 +162,8 @@ describe('graceful close', () => {
     const sub = await s.fetch(rpcRequest('SubscribeToTask', { id: first.result.task.id }));
     const text = sub.text();
     await s.close({ graceMs: 200 });
-    const frames = (await text).split('\n\n').filter((f) => f.startsWith('data:'));
+    // Each frame is its `id:` line (ADR 0124) and its `data:` line.
+    const frames = (await text).split('\n\n').filter((f) => /^(id: \d+\n)?data:/.test(f));
     expect(frames.length).toBeGreaterThan(0);
     expect(frames.some((f) => f.includes('"error"'))).toBe(false);
   });

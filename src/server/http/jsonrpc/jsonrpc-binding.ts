@@ -181,6 +181,7 @@ async function answerJsonRpc(
       abort,
       (err, taskId) =>
         logInternalAnswer(logger, err, { ...call, taskId: taskId ?? call.taskId, as: 'stream' }),
+      ctx.notes?.streamSeq,
     );
     return respond(200, stream, sseHeaders(headers));
   } catch (err) {

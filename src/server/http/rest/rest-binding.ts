@@ -182,6 +182,7 @@ async function answerRest(
         abort,
         (err, taskId) =>
           logInternalAnswer(logger, err, { ...call, taskId: taskId ?? call.taskId, as: 'stream' }),
+        ctx.notes?.streamSeq,
       );
       return respond(200, stream, sseHeaders(headers));
     }

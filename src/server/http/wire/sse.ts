@@ -1,12 +1,14 @@
 /**
- * Server-sent events framing (A2A v1.0): one `data: <single-line JSON>` per event followed by a blank line;
- * a mid-stream refusal as `event: error`. An unexpected error mid-stream is not framed: the stream follows work
+ * Server-sent events framing (A2A v1.0): one `data: <single-line JSON>` per event followed by a blank line,
+ * after an `id:` line with the event's task sequence when the stream has a base sequence (ADR 0124: A2A defines
+ * no ids, and a client that ignores them loses nothing); a mid-stream refusal as `event: error`. An unexpected error mid-stream is not framed: the stream follows work
  * that was admitted and may still be running, and an INTERNAL error frame would tell the caller it failed. The
  * stream is cut instead (ambiguous: the client re-attaches) and the error is logged (ADR 0029).
  * The stream pulls from the handler's iterable, so a slow client applies back-pressure, and a client that goes
  * away cancels the iteration.
  */
 import { MEDIA_SSE } from '../../../protocol/constants.js';
+import { EventSequencer } from '../../../protocol/event-sequence.js';
 import type { StreamResponse } from '../../../protocol/model.js';
 import { isInternal } from '../../observability/error-log.js';
 
@@ -31,6 +33,8 @@ export function sseHeaders(extra: Record<string, string>): Record<string, string
  * @param keepAliveMs interval of keep-alive comments (0: none)
  * @param onClose called once when the stream ends for any reason (client gone, end, error)
  * @param onCut called with an unexpected error that cut the stream, and the task id of the last event sent
+ * @param baseSeq the stream's base sequence (`CallNotes.streamSeq`): each event's `id:` is numbered from it;
+ *   none: no `id:` lines (a handler that does not number its streams)
  */
 export function sseBody(
   events: AsyncIterable<StreamResponse>,
@@ -39,8 +43,10 @@ export function sseBody(
   keepAliveMs: number,
   onClose: () => void,
   onCut: (err: unknown, taskId: string | undefined) => void,
+  baseSeq?: number,
 ): ReadableStream<Uint8Array> {
   const it = events[Symbol.asyncIterator]();
+  const ids = baseSeq === undefined ? undefined : new EventSequencer(baseSeq);
   // The last event handed out: on a cut, it names the task (read only then).
   let last: StreamResponse | undefined;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -75,7 +81,8 @@ export function sseBody(
           return;
         }
         last = next.value;
-        controller.enqueue(encoder.encode(`data: ${frame(next.value)}\n\n`));
+        const data = `data: ${frame(next.value)}\n\n`;
+        controller.enqueue(encoder.encode(ids ? `id: ${ids.next(next.value)}\n${data}` : data));
       } catch (err) {
         if (closed) return;
         if (isInternal(err)) onCut(err, last && taskIdOf(last));
