@@ -27,6 +27,10 @@ import { startLedger, type LedgerService } from './ledger-service.js';
 const CRASHES = [
   // The task and key exist, the agent never started: the resumed turn makes the only post.
   { point: 'after-claim', posts: 1, resumed: 1 },
+  // In the step, before its attempt was recorded: nothing of the step is stored, the resumed turn posts once.
+  { point: 'before-effect', posts: 1, resumed: 1 },
+  // The attempt was recorded, the post never made: the resumed turn makes attempt 2, the only post.
+  { point: 'attempt-started', posts: 1, resumed: 1 },
   // The post happened, its result was not recorded: the resumed turn posts again, the ledger deduplicates.
   { point: 'after-effect', posts: 2, resumed: 1 },
   // The task completed, the answer was never written: the retry is a replay, nothing runs again.
@@ -38,6 +42,8 @@ const CRASHES = [
  * attempt; it asks the ledger by the key, once, and posts only if the ledger never got it.
  */
 const AT_MOST_ONCE_CRASHES = [
+  // Before the attempt was recorded: no attempt was interrupted, so the resumed turn posts without asking.
+  { point: 'before-effect', posts: 1, lookups: 0 },
   // The attempt was recorded, the post never made: the ledger has nothing, so the reconciling step posts once.
   { point: 'attempt-started', posts: 1, lookups: 1 },
   // The post was made, its result not recorded: the ledger has it, and nothing is posted again.
