@@ -43,6 +43,7 @@ import * as tasks from './operations/tasks.js';
 import { redisConnection, type RedisClientLike } from './redis-connection.js';
 import { DEFAULT_REDIS_PREFIX, RedisKeys } from './redis-keys.js';
 import { ScopeRegistry } from './redis-scopes.js';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, withCommandTimeout } from './redis-timeout.js';
 import { RedisWakeups } from './redis-wakeups.js';
 
 /** Options of the Redis store. */
@@ -60,6 +61,11 @@ export interface RedisTaskStoreOptions {
   pollIntervalMs?: number;
   /** Tombstone age used when a retention policy names none, and Redis's expiry of every tombstone (default 7 days). */
   tombstoneTtlMs?: number;
+  /**
+   * Longest wait for the answer of one Redis call (default 5000 ms, ADR 0127): a silent connection then fails the
+   * call with `StoreError` `STORE_TIMEOUT` (outcome unknown, a lost answer) instead of holding it for good.
+   */
+  commandTimeoutMs?: number;
   /** Called by `close()`, e.g. to quit a client the store opened itself (`openStore`). */
   onClose?: () => Promise<void>;
 }
@@ -75,7 +81,10 @@ export class RedisTaskStore implements TaskStore {
   readonly #onClose: (() => Promise<void>) | undefined;
 
   constructor(options: RedisTaskStoreOptions) {
-    const conn = redisConnection(options.client);
+    const conn = withCommandTimeout(
+      redisConnection(options.client),
+      options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    );
     const keys = new RedisKeys(options.prefix ?? DEFAULT_REDIS_PREFIX);
     const clock = options.clock ?? systemClock;
     const pollIntervalMs = options.pollIntervalMs ?? 2000;

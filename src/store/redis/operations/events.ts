@@ -33,7 +33,7 @@ export async function* watch(
 ): AsyncGenerator<StoredEvent> {
   const tag = scopeTag(scope);
   const key = ctx.keys.task(tag, taskId);
-  const release = await ctx.wakeups.hold(tag);
+  const { release } = await ctx.wakeups.hold(tag);
   try {
     const source = {
       currentSeq: async () => {
@@ -62,14 +62,15 @@ export async function nextRecord(
   until?: (record: StoredTask) => boolean,
   fresh?: boolean,
 ): Promise<StoredTask | undefined> {
-  const release = await ctx.wakeups.hold(scopeTag(scope));
+  const { release, waited } = await ctx.wakeups.hold(scopeTag(scope));
   try {
     return await pollNextRecord(() => getTask(ctx, scope, taskId), afterSeq, signal, until, {
       closing: ctx.closing,
       notifier: ctx.notifier,
       key: taskKey(scope, taskId),
       pollIntervalMs: ctx.pollIntervalMs,
-      fresh: fresh === true,
+      // A commit made while the subscription was being set up woke nobody (no wait was registered yet): read.
+      fresh: fresh === true && !waited,
     });
   } finally {
     release();

@@ -83,7 +83,13 @@ export async function commit(
   ];
   const r = list(await SCRIPTS.commit.run(ctx.conn, [scopeBase(ctx, scope)], args));
   if (r[0] === 'gone') return { ok: false, current: undefined };
-  if (r[0] === 'refused') return refusedOrLanded(write, toStoredTask(r[2] ?? null), replyString(r[1]));
+  if (r[0] === 'refused') {
+    const res = refusedOrLanded(write, toStoredTask(r[2] ?? null), replyString(r[1]));
+    // A write that landed on an attempt whose answer was lost (a timed-out call, ADR 0127) woke nobody here then:
+    // its waiters hear of it now, or they would wait for their poll.
+    if (res.ok) ctx.notifier.notify(taskKey(scope, taskId), res.record);
+    return res;
+  }
   const [, kind, fence, seq, createdAt, updatedAt, leaseOwner, leaseExpires] = r;
   const record: { -readonly [K in keyof StoredTask]: StoredTask[K] } = {
     task,
