@@ -1,9 +1,10 @@
 /**
  * A Redis that goes silent mid-load (docs/guides/redis-store.md "When Redis goes silent", ADR 0127): the store's
- * connections run through a loopback TCP proxy (test/helpers/tcp-proxy.ts) to the shared Redis, and to a
- * three-node cluster of the test's own, one proxy per node. Keyed SendMessages run in windows through an
- * in-process server; the proxy stalls every connection (the open ones and new ones: bytes are held, nothing is
- * answered or closed) while some are in flight, then heals. Every send must answer within a bound, succeeding or
+ * connections run through a loopback TCP proxy (test/helpers/tcp-proxy.ts) to the shared Redis (node-redis and
+ * ioredis), and to a three-node cluster of the test's own, one proxy per node. Keyed SendMessages run in windows
+ * through an in-process server; the proxy stalls every connection (the open ones and new ones: bytes are held, nothing is
+ * answered or closed) while some are in flight, then heals (the held bytes flow on) or resets (every connection
+ * is cut, what was held is lost, the clients reconnect). Every send must answer within a bound, succeeding or
  * with a clear error; a send that failed is retried with its key; afterwards every key ran its agent once and
  * names one task, and the wake-up subscription works again: a wait on the proxied store, polling only once a
  * minute, is woken by a commit of another store (another replica) on a direct connection.
@@ -11,6 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countEffects, createAgent, EffectsLog } from '../../../src/cli/agents/index.js';
@@ -76,7 +78,10 @@ function body(key: string, messageId: string): string {
   });
 }
 
-async function stallUnderLoad(connected: Connected): Promise<void> {
+/** How the stall ends: the network comes back as it was, or every connection is reset (then reconnected). */
+type StallEnd = 'heal' | 'reset';
+
+async function stallUnderLoad(connected: Connected, end: StallEnd): Promise<void> {
   const prefix = freshPrefix();
   const dir = mkdtempSync(join(tmpdir(), 'a2a-once-redis-stall-'));
   cleanups.push(() => Promise.resolve(rmSync(dir, { recursive: true, force: true })));
@@ -127,7 +132,11 @@ async function stallUnderLoad(connected: Connected): Promise<void> {
       for (const p of connected.proxies) p.stall({ newConnections: true });
       stalled = true;
       setTimeout(() => {
-        for (const p of connected.proxies) p.heal();
+        for (const p of connected.proxies) {
+          // A reset drops what the stall held: those commands never reach Redis; the clients reconnect.
+          if (end === 'reset') p.cut();
+          p.heal();
+        }
       }, STALL_MS);
     }
     outcomes.push(...(await Promise.all(window)));
@@ -200,54 +209,79 @@ async function stallUnderLoad(connected: Connected): Promise<void> {
 }
 
 describe.runIf(serverLane)('a silent Redis under load (the shared server, through a stalling proxy)', () => {
-  it('every send answers within a bound, no key runs twice, and wake-ups work after the stall', async () => {
-    const proxy = await startTcpProxy({ host: REDIS_HOST, port: REDIS_PORT });
-    cleanups.push(() => proxy.close());
-    const proxied = createClient({ url: `redis://127.0.0.1:${proxy.port}` });
-    const direct = createClient({ url: `redis://${REDIS_HOST}:${REDIS_PORT}` });
-    for (const c of [proxied, direct]) {
-      c.on('error', () => undefined);
-      await c.connect();
-      cleanups.push(() => c.close());
-    }
-    await stallUnderLoad({
-      proxied: proxied,
-      direct: direct,
-      proxies: [proxy],
-    });
-  }, 60_000);
-});
-
-describe.runIf(redisServerInstalled)(
-  'a silent Redis Cluster under load (three nodes, a stalling proxy each)',
-  () => {
-    it('every send answers within a bound, no key runs twice, and wake-ups work after the stall', async () => {
-      const cluster: OwnCluster = await startOwnCluster();
-      cleanups.push(() => cluster.dispose());
-      const proxies = await Promise.all(
-        cluster.ports.map((port) => startTcpProxy({ host: '127.0.0.1', port })),
-      );
-      for (const p of proxies) cleanups.push(() => p.close());
-      // The nodes announce their own ports; the client is told to reach each through its proxy.
-      const map = new Map(cluster.ports.map((port, i) => [`127.0.0.1:${port}`, proxies[i]!.port]));
-      const proxied = createCluster({
-        rootNodes: [{ url: `redis://127.0.0.1:${proxies[0]!.port}` }],
-        nodeAddressMap: (address: string) => {
-          const port = map.get(address);
-          return port === undefined ? undefined : { host: '127.0.0.1', port };
-        },
-      });
-      const direct = createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${cluster.ports[0]}` }] });
+  it.each<StallEnd>(['heal', 'reset'])(
+    'every send answers within a bound, no key runs twice, and wake-ups work after the stall (ends: %s)',
+    async (end) => {
+      const proxy = await startTcpProxy({ host: REDIS_HOST, port: REDIS_PORT });
+      cleanups.push(() => proxy.close());
+      const proxied = createClient({ url: `redis://127.0.0.1:${proxy.port}` });
+      const direct = createClient({ url: `redis://${REDIS_HOST}:${REDIS_PORT}` });
       for (const c of [proxied, direct]) {
         c.on('error', () => undefined);
         await c.connect();
         cleanups.push(() => c.close());
       }
-      await stallUnderLoad({
-        proxied: proxied,
-        direct: direct,
-        proxies,
-      });
-    }, 90_000);
+      await stallUnderLoad(
+        {
+          proxied: proxied,
+          direct: direct,
+          proxies: [proxy],
+        },
+        end,
+      );
+    },
+    60_000,
+  );
+});
+
+describe.runIf(serverLane)('a silent Redis under load, through ioredis (the shared server)', () => {
+  it.each<StallEnd>(['heal', 'reset'])(
+    'every send answers within a bound, no key runs twice, and wake-ups work after the stall (ends: %s)',
+    async (end) => {
+      const proxy = await startTcpProxy({ host: REDIS_HOST, port: REDIS_PORT });
+      cleanups.push(() => proxy.close());
+      const proxied = new Redis({ host: '127.0.0.1', port: proxy.port });
+      const direct = new Redis({ host: REDIS_HOST, port: REDIS_PORT });
+      for (const c of [proxied, direct]) {
+        c.on('error', () => undefined);
+        cleanups.push(() => c.quit());
+      }
+      await stallUnderLoad({ proxied, direct, proxies: [proxy] }, end);
+    },
+    60_000,
+  );
+});
+
+describe.runIf(redisServerInstalled)(
+  'a silent Redis Cluster under load (three nodes, a stalling proxy each)',
+  () => {
+    it.each<StallEnd>(['heal', 'reset'])(
+      'every send answers within a bound, no key runs twice, and wake-ups work after the stall (ends: %s)',
+      async (end) => {
+        const cluster: OwnCluster = await startOwnCluster();
+        cleanups.push(() => cluster.dispose());
+        const proxies = await Promise.all(
+          cluster.ports.map((port) => startTcpProxy({ host: '127.0.0.1', port })),
+        );
+        for (const p of proxies) cleanups.push(() => p.close());
+        // The nodes announce their own ports; the client is told to reach each through its proxy.
+        const map = new Map(cluster.ports.map((port, i) => [`127.0.0.1:${port}`, proxies[i]!.port]));
+        const proxied = createCluster({
+          rootNodes: [{ url: `redis://127.0.0.1:${proxies[0]!.port}` }],
+          nodeAddressMap: (address: string) => {
+            const port = map.get(address);
+            return port === undefined ? undefined : { host: '127.0.0.1', port };
+          },
+        });
+        const direct = createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${cluster.ports[0]}` }] });
+        for (const c of [proxied, direct]) {
+          c.on('error', () => undefined);
+          await c.connect();
+          cleanups.push(() => c.close());
+        }
+        await stallUnderLoad({ proxied, direct, proxies }, end);
+      },
+      90_000,
+    );
   },
 );
