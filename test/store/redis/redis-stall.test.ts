@@ -2,9 +2,9 @@
  * A Redis that goes silent mid-load (docs/guides/redis-store.md "When Redis goes silent", ADR 0127): the store's
  * connections run through a loopback TCP proxy (test/helpers/tcp-proxy.ts) to the shared Redis (node-redis and
  * ioredis), and to a three-node cluster of the test's own, one proxy per node. Keyed SendMessages run in windows
- * through an in-process server; the proxy stalls every connection (the open ones and new ones: bytes are held, nothing is
- * answered or closed) while some are in flight, then heals (the held bytes flow on) or resets (every connection
- * is cut, what was held is lost, the clients reconnect). Every send must answer within a bound, succeeding or
+ * through an in-process server; the proxy stalls every connection (the open ones and new ones: bytes are held,
+ * nothing is answered or closed) while some are in flight, then heals (the held bytes flow on) or resets (every
+ * connection is cut, what was held is lost, the clients reconnect). Every send must answer within a bound, succeeding or
  * with a clear error; a send that failed is retried with its key; afterwards every key ran its agent once and
  * names one task, and the wake-up subscription works again: a wait on the proxied store, polling only once a
  * minute, is woken by a commit of another store (another replica) on a direct connection.
