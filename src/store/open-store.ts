@@ -36,8 +36,11 @@ export interface OpenStoreOptions {
    * connect timeouts and TCP keep-alive. The store URL's parameters (`?query_timeout=...`) win over these.
    */
   postgres?: PostgresConnectionLimits;
-  /** Options of a `redis://` store: whether a Redis that persists nothing is accepted (ADR 0117). */
-  redis?: Pick<OpenRedisOptions, 'allowVolatile' | 'onPersistence'>;
+  /**
+   * Options of a `redis://` store: whether a Redis that persists nothing is accepted (ADR 0117), the bound on one
+   * Redis call (ADR 0127).
+   */
+  redis?: Pick<OpenRedisOptions, 'allowVolatile' | 'onPersistence' | 'commandTimeoutMs'>;
 }
 
 /** A store opened from a URL; SQL stores also expose `migrate()`. */

@@ -71,7 +71,7 @@ export function checkStepAttemptInput(input: StepAttemptInput): void {
 
 /**
  * What a write does to the current record: `apply` it, answer it as a repeat (`same`), or refuse it
- * (`conflict`). The Redis script (lua-step-attempts.ts) spells out the same rule.
+ * (`conflict`). The Redis script (redis/lua/lua-step-attempts.ts) spells out the same rule.
  */
 export function stepAttemptTransition(
   current: { readonly attempt: number; readonly state: StepAttemptState; readonly fence: number } | undefined,

@@ -6,15 +6,13 @@
  * `--redis-allow-volatile`. Every answered send has its task in the state it was answered with (or later), a
  * retry of its key replays that task, and the agent ran no key twice.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readEffects } from '../../src/cli/agents/index.js';
 import { setKey } from '../../src/idempotency/index.js';
 import type { Message, Task } from '../../src/protocol/model.js';
 import { redisServerInstalled, startOwnRedis, type OwnRedis } from '../store/redis/redis-server.js';
-import { cliBuilt, startServe, type ServeProcess } from './serve-process.js';
+import { scratchDir, serveOnRedis } from './redis-replicas.js';
+import { cliBuilt, type ServeProcess } from './serve-process.js';
 import { rpc, userMessage } from './wire.js';
 
 const SENDS = 600;
@@ -27,19 +25,19 @@ const RANK: Record<string, number> = {
   TASK_STATE_COMPLETED: 2,
 };
 
-const dir = mkdtempSync(join(tmpdir(), 'a2a-once-kill-load-redis-'));
+const dir = scratchDir('kill-load-redis');
 let redis: OwnRedis | undefined;
 afterAll(async () => {
   await redis?.dispose();
-  rmSync(dir, { recursive: true, force: true });
+  dir.remove();
 });
 
 describe.skipIf(!cliBuilt || !redisServerInstalled)('kill -9 of serve under load, Redis', () => {
   it('every answered send survives, replays, and ran once', async () => {
     redis = await startOwnRedis('everysec');
     const store = `${redis.url}/0`;
-    const log = join(dir, 'effects.log');
-    let serve: ServeProcess = await startServe(['--agent', 'echo', '--store', store, '--effects-log', log]);
+    const log = dir.file('effects.log');
+    let serve: ServeProcess = await serveOnRedis({ store, effectsLog: log });
     expect(serve.stderr()).toMatch(/AOF \(appendfsync everysec\)/);
     const acked: { message: Message; task: Task }[] = [];
     const messages = Array.from({ length: SENDS }, (_, i) =>
@@ -66,7 +64,7 @@ describe.skipIf(!cliBuilt || !redisServerInstalled)('kill -9 of serve under load
     expect(acked.length).toBeGreaterThanOrEqual(KILL_AFTER);
     expect(acked.length).toBeLessThan(SENDS);
 
-    serve = await startServe(['--agent', 'echo', '--store', store, '--effects-log', log]);
+    serve = await serveOnRedis({ store, effectsLog: log });
     try {
       const check = async ({ message, task }: { message: Message; task: Task }) => {
         const now = (await rpc(serve.url, 'GetTask', { id: task.id })) as { result?: Task };

@@ -10,6 +10,11 @@ import type { Clock } from '../clock.js';
 import { checkRedisPersistence, type RedisPersistence } from './redis-persistence.js';
 import { redisConnection, type RedisClientLike, type RedisConnection } from './redis-connection.js';
 import { RedisTaskStore } from './redis-task-store.js';
+import {
+  checkCommandTimeout,
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  withCommandTimeout,
+} from './redis-timeout.js';
 
 /** Options of a Redis store opened from a URL. */
 export interface OpenRedisOptions {
@@ -21,6 +26,8 @@ export interface OpenRedisOptions {
    * of it then forgets every key, and a retry after it runs its send again. Default false: refused.
    */
   allowVolatile?: boolean;
+  /** Longest wait for the answer of one Redis call before it fails `STORE_TIMEOUT` (default 5000 ms, ADR 0127). */
+  commandTimeoutMs?: number;
   /** Called with what the server (the first master of a cluster) persists, once checked (the CLI prints it). */
   onPersistence?: (p: RedisPersistence) => void;
 }
@@ -100,8 +107,9 @@ export async function openRedis(
   }
   try {
     let first: RedisPersistence | undefined;
+    const bound = checkCommandTimeout(options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS);
     for (const node of await opened.nodes()) {
-      const persistence = await checkRedisPersistence(node);
+      const persistence = await checkRedisPersistence(withCommandTimeout(node, bound));
       first ??= persistence;
       check(persistence, url, options, describe);
     }
@@ -112,6 +120,7 @@ export async function openRedis(
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.pollIntervalMs !== undefined ? { pollIntervalMs: options.pollIntervalMs } : {}),
       ...(options.tombstoneTtlMs !== undefined ? { tombstoneTtlMs: options.tombstoneTtlMs } : {}),
+      ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
       onClose: () => opened.quit(),
     });
   } catch (err) {

@@ -26,9 +26,21 @@ export function checkPrefix(prefix: string): string {
   return prefix;
 }
 
+/** Tags computed lately: every call of the store names its scope, and a process serves few of them. */
+const tags = new Map<string, string>();
+/** Past this many, the cache starts again (a process with many scopes pays the encoding, nothing more). */
+const MAX_CACHED_TAGS = 10_000;
+
 /** The hash tag of a scope. */
 export function scopeTag(scope: Scope): string {
-  return Buffer.from(`${scope.tenant}\u0000${scope.owner}`, 'utf8').toString('base64url');
+  const text = `${scope.tenant}\u0000${scope.owner}`;
+  let tag = tags.get(text);
+  if (tag === undefined) {
+    tag = Buffer.from(text, 'utf8').toString('base64url');
+    if (tags.size >= MAX_CACHED_TAGS) tags.clear();
+    tags.set(text, tag);
+  }
+  return tag;
 }
 
 /** The scope a tag stands for. */

@@ -1,6 +1,6 @@
 /**
  * Replies of the Redis store's scripts and reads, mapped to the store records: a task's fields as `taskFields`
- * returns them (j k r f q c u lo le), a key's (m d t c e tb ta), a push cursor's (cursorReply in lua-prelude.ts).
+ * returns them (j k r f q c u lo le), a key's (m d t c e tb ta), a push cursor's (cursorReply in lua/lua-prelude.ts).
  */
 import type { Message, Task } from '../../protocol/model.js';
 import type { PushDelivery, PushDeliveryState } from '../push-delivery.js';

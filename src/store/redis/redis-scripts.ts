@@ -5,7 +5,7 @@
  * scope scripts get the scope's base and touch only keys of that hash tag.
  */
 import { createHash } from 'node:crypto';
-import { LUA_PRELUDE } from './lua-prelude.js';
+import { LUA_PRELUDE } from './lua/lua-prelude.js';
 import {
   LUA_CENSUS,
   LUA_FORGET_SCOPE,
@@ -18,7 +18,7 @@ import {
   LUA_RECORD_STEP,
   LUA_RENEW_LEASE,
   LUA_TRY_LEAD,
-} from './lua-housekeeping.js';
+} from './lua/lua-housekeeping.js';
 import {
   LUA_CLAIM_PUSH,
   LUA_DELETE_CONFIG,
@@ -26,7 +26,7 @@ import {
   LUA_PUSH_STATE,
   LUA_PUT_CONFIG,
   LUA_RECORD_PUSH,
-} from './lua-push.js';
+} from './lua/lua-push.js';
 import {
   LUA_CLAIM_KEY,
   LUA_COMMIT,
@@ -34,7 +34,7 @@ import {
   LUA_LIST,
   LUA_RELEASE_CLAIM,
   LUA_RELEASE_KEY,
-} from './lua-tasks.js';
+} from './lua/lua-tasks.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
 
 /** One script: its text, SHA1, and whether it only reads. */

@@ -1,6 +1,6 @@
 /**
  * Durable step attempts on Redis (ADR 0121): `writeStepAttempt` and `getStepAttempt` of the Redis store, each
- * one script on the scope's slot (lua-step-attempts.ts).
+ * one script on the scope's slot (lua/lua-step-attempts.ts).
  */
 import {
   checkStepAttemptInput,
@@ -9,8 +9,8 @@ import {
   type StepAttemptRecord,
   type StepAttemptResult,
 } from '../step-attempts.js';
-import { LUA_GET_STEP_ATTEMPT, LUA_WRITE_STEP_ATTEMPT } from './lua-step-attempts.js';
-import { LUA_PRELUDE } from './lua-prelude.js';
+import { LUA_GET_STEP_ATTEMPT, LUA_WRITE_STEP_ATTEMPT } from './lua/lua-step-attempts.js';
+import { LUA_PRELUDE } from './lua/lua-prelude.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
 import { list } from './redis-records.js';
 import { RedisScript } from './redis-scripts.js';

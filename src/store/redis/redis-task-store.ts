@@ -5,77 +5,47 @@
  * key or one fence get exactly one winner, as on the SQL stores. Reads of one record are single commands.
  * Timestamps come from the store's `Clock`, not from Redis, so replicas need roughly synchronised clocks (NTP);
  * Redis's own expiry only frees memory of what the store's clock already lets go (tombstones, leadership).
+ *
+ * This class holds the store's state; each operation lives with its concept under `operations/` (claims, tasks,
+ * events, push, leases, retention, steps).
  */
 import type { TaskPushNotificationConfig } from '../../protocol/requests.js';
-import { isTerminalState } from '../../protocol/task-state.js';
-import { abandonedTaskWrite, isAbandoned } from '../abandon.js';
 import { systemClock, type Clock } from '../clock.js';
-import { decodePageToken } from '../page-token.js';
-import {
-  checkPushClaim,
-  checkPushOutcome,
-  type PushDelivery,
-  type PushDeliveryState,
-  type PushOutcome,
-} from '../push-delivery.js';
+import type { PushDelivery, PushDeliveryState, PushOutcome } from '../push-delivery.js';
 import type { KeyRecord, LapsedTask, LeaseCensus, StepRecord, StoredEvent, StoredTask } from '../records.js';
 import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
-import { EventNotifier, taskKey } from '../sql/event-notifier.js';
-import { AT_CAP_EXPIRY_BUDGET } from '../sql/key-count-cache.js';
-import { leaseInputError } from '../sql/lease.js';
-import { toTaskPage } from '../sql/list-query.js';
-import { pollNextRecord } from '../sql/poll-next-record.js';
-import { pollWatch, unlimitedListeners } from '../sql/poll-watch.js';
-import { runPurge } from '../sql/purge-loop.js';
-import { createdTaskRecord, deriveColumns } from '../sql/sql-rows.js';
-import { stepRecord, stepResultText } from '../sql/step-input.js';
+import { EventNotifier } from '../sql/event-notifier.js';
+import { unlimitedListeners } from '../sql/poll-watch.js';
 import { StoreError } from '../sql/store-error.js';
-import { checkLeaseGrant, checkLimit, checkOwnerAndTtl, checkWriteId, leaseAt } from '../sql/worker-lease.js';
-import {
-  claimDigest,
-  refusedOrLanded,
-  type ClaimKeyInput,
-  type ClaimKeyResult,
-  type CommitResult,
-  type CreateTaskInput,
-  type CreateTaskResult,
-  type KeyClaimPolicy,
-  type StepInput,
-  type StepResult,
-  type StoreCapabilities,
-  type TaskPage,
-  type TaskQuery,
-  type TaskStore,
-  type TaskWrite,
+import type {
+  ClaimKeyInput,
+  ClaimKeyResult,
+  CommitResult,
+  CreateTaskInput,
+  CreateTaskResult,
+  StepInput,
+  StepResult,
+  StoreCapabilities,
+  TaskPage,
+  TaskQuery,
+  TaskStore,
+  TaskWrite,
 } from '../task-store.js';
-import {
-  redisConnection,
-  type RedisClientLike,
-  type RedisConnection,
-  type RedisReply,
-} from './redis-connection.js';
-import { DEFAULT_REDIS_PREFIX, RedisKeys, scopeTag } from './redis-keys.js';
-import {
-  KEY_FIELDS,
-  TASK_FIELDS,
-  list,
-  replyInt,
-  replyString,
-  toKeyRecord,
-  toPushDelivery,
-  toPushState,
-  toStepRecord,
-  toStoredTask,
-} from './redis-records.js';
+import * as claims from './operations/claims.js';
+import * as events from './operations/events.js';
+import * as leases from './operations/leases.js';
+import * as push from './operations/push.js';
+import * as retention from './operations/retention.js';
+import * as steps from './operations/steps.js';
+import type { RedisStoreContext } from './operations/store-context.js';
+import * as tasks from './operations/tasks.js';
+import { redisConnection, type RedisClientLike } from './redis-connection.js';
+import { DEFAULT_REDIS_PREFIX, RedisKeys } from './redis-keys.js';
 import { ScopeRegistry } from './redis-scopes.js';
-import { SCRIPTS } from './redis-scripts.js';
-import { getStepAttemptRedis, writeStepAttemptRedis } from './redis-step-attempts.js';
 import type { StepAttemptInput, StepAttemptRecord, StepAttemptResult } from '../step-attempts.js';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS, withCommandTimeout } from './redis-timeout.js';
 import { RedisWakeups } from './redis-wakeups.js';
-
-/** How long past its lease Redis keeps a leadership role's key (the store's clock decides; this frees memory). */
-const LEAD_KEY_MARGIN_MS = 60_000;
 
 /** Options of the Redis store. */
 export interface RedisTaskStoreOptions {
@@ -92,6 +62,11 @@ export interface RedisTaskStoreOptions {
   pollIntervalMs?: number;
   /** Tombstone age used when a retention policy names none, and Redis's expiry of every tombstone (default 7 days). */
   tombstoneTtlMs?: number;
+  /**
+   * Longest wait for the answer of one Redis call (default 5000 ms, ADR 0127): a silent connection then fails the
+   * call with `StoreError` `STORE_TIMEOUT` (outcome unknown, a lost answer) instead of holding it for good.
+   */
+  commandTimeoutMs?: number;
   /** Called by `close()`, e.g. to quit a client the store opened itself (`openStore`). */
   onClose?: () => Promise<void>;
 }
@@ -102,228 +77,85 @@ export class RedisTaskStore implements TaskStore {
   readonly capabilities: StoreCapabilities = { idempotency: true, sharedAcrossProcesses: true };
   readonly supportsIdempotency = true;
 
-  readonly #conn: RedisConnection;
-  readonly #keys: RedisKeys;
-  readonly #clock: Clock;
-  readonly #pollIntervalMs: number;
-  readonly #tombstoneTtlMs: number;
-  readonly #notifier = new EventNotifier();
-  readonly #scopes: ScopeRegistry;
-  readonly #wakeups: RedisWakeups;
+  readonly #ctx: RedisStoreContext;
   readonly #closing = unlimitedListeners(new AbortController());
   readonly #onClose: (() => Promise<void>) | undefined;
 
   constructor(options: RedisTaskStoreOptions) {
-    this.#conn = redisConnection(options.client);
-    this.#keys = new RedisKeys(options.prefix ?? DEFAULT_REDIS_PREFIX);
-    this.#clock = options.clock ?? systemClock;
-    this.#pollIntervalMs = options.pollIntervalMs ?? 2000;
-    this.#tombstoneTtlMs = options.tombstoneTtlMs ?? DEFAULT_TOMBSTONE_TTL_MS;
-    if (!Number.isSafeInteger(this.#pollIntervalMs) || this.#pollIntervalMs <= 0)
+    const conn = withCommandTimeout(
+      redisConnection(options.client),
+      options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    );
+    const keys = new RedisKeys(options.prefix ?? DEFAULT_REDIS_PREFIX);
+    const clock = options.clock ?? systemClock;
+    const pollIntervalMs = options.pollIntervalMs ?? 2000;
+    if (!Number.isSafeInteger(pollIntervalMs) || pollIntervalMs <= 0)
       throw new StoreError('BAD_OPTIONS', 'pollIntervalMs must be a positive whole number of ms');
-    this.#scopes = new ScopeRegistry(this.#conn, this.#keys, this.#clock);
-    this.#wakeups = new RedisWakeups(this.#conn, this.#keys, this.#notifier);
+    const notifier = new EventNotifier();
+    this.#ctx = {
+      conn,
+      keys,
+      clock,
+      pollIntervalMs,
+      tombstoneTtlMs: options.tombstoneTtlMs ?? DEFAULT_TOMBSTONE_TTL_MS,
+      notifier,
+      scopes: new ScopeRegistry(conn, keys, clock),
+      wakeups: new RedisWakeups(conn, keys, notifier),
+      closing: this.#closing.signal,
+    };
     this.#onClose = options.onClose;
   }
 
   /** The key prefix. */
   get prefix(): string {
-    return this.#keys.prefix;
+    return this.#ctx.keys.prefix;
   }
 
-  #base(scope: Scope): string {
-    return this.#keys.base(scopeTag(scope));
+  // Keys and tasks (operations/claims.ts, operations/tasks.ts).
+
+  createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
+    return claims.createTask(this.#ctx, scope, input);
   }
 
-  #send(args: string[], routeKey: string): Promise<RedisReply> {
-    return this.#conn.send(args, routeKey);
+  claimKey(scope: Scope, input: ClaimKeyInput): Promise<ClaimKeyResult> {
+    return claims.claimKey(this.#ctx, scope, input);
   }
 
-  #claimArgs(claim: NonNullable<CreateTaskInput['claim']>, policy: KeyClaimPolicy): string[] {
-    return [
-      claim.key,
-      claim.messageId,
-      claimDigest(claim),
-      String(claim.expiresAt),
-      String(policy.maxKeysPerScope ?? -1),
-      policy.onExpiredKey === 'replace' ? '1' : '0',
-      String(this.#tombstoneTtlMs),
-      String(AT_CAP_EXPIRY_BUDGET),
-    ];
+  getKey(scope: Scope, key: string): Promise<KeyRecord | undefined> {
+    return claims.getKey(this.#ctx, scope, key);
   }
 
-  async createTask(scope: Scope, input: CreateTaskInput): Promise<CreateTaskResult> {
-    checkLeaseGrant('createTask', input.lease);
-    const now = this.#clock.now();
-    const tag = scopeTag(scope);
-    await this.#scopes.ensure(tag);
-    const task = input.task;
-    const d = deriveColumns(task, 'task');
-    const lease = input.lease ? leaseAt(input.lease, now) : undefined;
-    const claim = input.claim;
-    const configs = (input.pushConfigs ?? []).filter((p) => p.id);
-    const args = [
-      String(now),
-      task.id,
-      JSON.stringify(task),
-      d.statusState,
-      d.statusTs,
-      d.contextId === null ? '0' : '1',
-      d.contextId ?? '',
-      d.terminal ? '1' : '0',
-      lease?.owner ?? '',
-      lease ? String(lease.expiresAt) : '',
-      task.history?.[0]?.messageId ?? '',
-      claim ? '1' : '0',
-      ...(claim ? this.#claimArgs(claim, input) : ['', '', '', '', '-1', '0', '0', '0']),
-      String(configs.length),
-      ...configs.flatMap((p) => [p.id!, JSON.stringify(p)]),
-    ];
-    const r = list(await SCRIPTS.create.run(this.#conn, [this.#keys.base(tag)], args));
-    if (r[0] === 'created') return { outcome: 'created', record: createdTaskRecord(task, now, lease) };
-    if (r[0] === 'landed')
-      return { outcome: 'created', record: toStoredTask(r[1] ?? null)!, landedEarlier: true };
-    if (r[0] === 'exists')
-      throw new StoreError('TASK_EXISTS', `task ${task.id} already exists in this scope`);
-    return this.#refusal(r, claim!.key);
+  releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean> {
+    return claims.releaseClaim(this.#ctx, scope, taskId, key);
   }
 
-  #refusal(r: RedisReply[], key: string): Exclude<ClaimKeyResult, { outcome: 'claimed' }> {
-    if (r[0] === 'capacity') return { outcome: 'capacity' };
-    const record = toKeyRecord(key, r[1] ?? null)!;
-    return r[0] === 'held' ? { outcome: 'held', key: record } : { outcome: 'expired', key: record };
+  releaseKey(scope: Scope, key: string, taskId: string, messageId: string): Promise<boolean> {
+    return claims.releaseKey(this.#ctx, scope, key, taskId, messageId);
   }
 
-  async claimKey(scope: Scope, input: ClaimKeyInput): Promise<ClaimKeyResult> {
-    const now = this.#clock.now();
-    const tag = scopeTag(scope);
-    await this.#scopes.ensure(tag);
-    const claim = input.claim;
-    const args = [String(now), input.taskId, ...this.#claimArgs(claim, input)];
-    const r = list(await SCRIPTS.claimKey.run(this.#conn, [this.#keys.base(tag)], args));
-    if (r[0] !== 'claimed') return this.#refusal(r, claim.key);
-    const key: KeyRecord = {
-      key: claim.key,
-      messageId: claim.messageId,
-      digest: args[4]!,
-      taskId: input.taskId,
-      createdAt: now,
-      expiresAt: claim.expiresAt,
-      tombstone: false,
-    };
-    return { outcome: 'claimed', key };
+  getTask(scope: Scope, taskId: string): Promise<StoredTask | undefined> {
+    return tasks.getTask(this.#ctx, scope, taskId);
   }
 
-  async getTask(scope: Scope, taskId: string): Promise<StoredTask | undefined> {
-    const key = this.#keys.task(scopeTag(scope), taskId);
-    return toStoredTask(await this.#send(['HMGET', key, ...TASK_FIELDS], key));
+  listTasks(scope: Scope, query: TaskQuery): Promise<TaskPage> {
+    return tasks.listTasks(this.#ctx, scope, query);
   }
 
-  async listTasks(scope: Scope, query: TaskQuery): Promise<TaskPage> {
-    const after = query.pageToken === undefined ? undefined : decodePageToken(query.pageToken);
-    const flag = (v: unknown) => (v === undefined ? '0' : '1');
-    const pageSize = Math.max(0, query.pageSize);
-    const args = [
-      flag(query.contextId),
-      query.contextId ?? '',
-      flag(query.status),
-      query.status ?? '',
-      flag(query.statusTimestampAfter),
-      query.statusTimestampAfter ?? '',
-      flag(after),
-      after?.timestamp ?? '',
-      after?.id ?? '',
-      String(pageSize),
-    ];
-    const [total, rows] = list(await SCRIPTS.list.run(this.#conn, [this.#base(scope)], args));
-    const records = list(rows ?? null).map((row) => toStoredTask(row)!);
-    return toTaskPage(records, pageSize, replyInt(total));
+  commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult> {
+    return tasks.commit(this.#ctx, scope, taskId, write);
   }
 
-  async commit(scope: Scope, taskId: string, write: TaskWrite): Promise<CommitResult> {
-    checkLeaseGrant('commit', write.lease);
-    const writeId = checkWriteId(write.writeId);
-    const now = this.#clock.now();
-    const task = write.task;
-    const lease = write.lease ? leaseAt(write.lease, now) : undefined;
-    const args = [
-      String(now),
-      taskId,
-      JSON.stringify(task),
-      write.reply ? JSON.stringify(write.reply) : '',
-      write.nextFence === undefined ? '' : String(write.nextFence),
-      task.status.state,
-      task.status.timestamp ?? '',
-      task.contextId === undefined ? '0' : '1',
-      task.contextId ?? '',
-      isTerminalState(task.status.state) ? '1' : '0',
-      String(write.expectFence),
-      write.expectSeq === undefined ? '' : String(write.expectSeq),
-      write.lease === undefined ? 'k' : write.lease === null ? 'c' : 's',
-      lease?.owner ?? '',
-      lease ? String(lease.expiresAt) : '',
-      writeId ?? '',
-      ...write.events.map((e) => JSON.stringify(e)),
-    ];
-    const r = list(await SCRIPTS.commit.run(this.#conn, [this.#base(scope)], args));
-    if (r[0] === 'gone') return { ok: false, current: undefined };
-    if (r[0] === 'refused') return refusedOrLanded(write, toStoredTask(r[2] ?? null), replyString(r[1]));
-    const [, kind, fence, seq, createdAt, updatedAt, leaseOwner, leaseExpires] = r;
-    const record: { -readonly [K in keyof StoredTask]: StoredTask[K] } = {
-      task,
-      kind: kind === 'message' ? 'message' : 'task',
-      fence: replyInt(fence),
-      seq: replyInt(seq),
-      createdAt: replyInt(createdAt),
-      updatedAt: replyInt(updatedAt),
-    };
-    if (write.reply) record.reply = write.reply;
-    if (typeof leaseOwner === 'string' && leaseExpires !== null && leaseExpires !== undefined)
-      record.lease = { owner: leaseOwner, expiresAt: replyInt(leaseExpires) };
-    this.#notifier.notify(taskKey(scope, taskId), record);
-    return { ok: true, record };
-  }
+  // Events (operations/events.ts).
 
-  async readEvents(scope: Scope, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
-    const from = Math.max(0, Math.floor(afterSeq));
-    const key = this.#keys.events(scopeTag(scope), taskId);
-    const rows = list(await this.#send(['LRANGE', key, String(from), '-1'], key));
-    return rows.map((e, i) => ({ seq: from + i + 1, event: JSON.parse(String(e)) as StoredEvent['event'] }));
+  readEvents(scope: Scope, taskId: string, afterSeq: number): Promise<StoredEvent[]> {
+    return events.readEvents(this.#ctx, scope, taskId, afterSeq);
   }
 
   watch(scope: Scope, taskId: string, afterSeq: number, signal: AbortSignal): AsyncIterable<StoredEvent> {
-    return this.#watch(scope, taskId, afterSeq, signal);
+    return events.watch(this.#ctx, scope, taskId, afterSeq, signal);
   }
 
-  async *#watch(
-    scope: Scope,
-    taskId: string,
-    afterSeq: number,
-    signal: AbortSignal,
-  ): AsyncGenerator<StoredEvent> {
-    const tag = scopeTag(scope);
-    const key = this.#keys.task(tag, taskId);
-    const release = await this.#wakeups.hold(tag);
-    try {
-      const source = {
-        currentSeq: async () => {
-          const seq = await this.#send(['HGET', key, 'q'], key);
-          return seq === null ? undefined : replyInt(seq);
-        },
-        readEvents: (after: number) => this.readEvents(scope, taskId, after),
-      };
-      yield* pollWatch(source, afterSeq, signal, {
-        closing: this.#closing.signal,
-        notifier: this.#notifier,
-        key: taskKey(scope, taskId),
-        pollIntervalMs: this.#pollIntervalMs,
-      });
-    } finally {
-      release();
-    }
-  }
-
-  async nextRecord(
+  nextRecord(
     scope: Scope,
     taskId: string,
     afterSeq: number,
@@ -331,364 +163,103 @@ export class RedisTaskStore implements TaskStore {
     until?: (record: StoredTask) => boolean,
     fresh?: boolean,
   ): Promise<StoredTask | undefined> {
-    const release = await this.#wakeups.hold(scopeTag(scope));
-    try {
-      return await pollNextRecord(() => this.getTask(scope, taskId), afterSeq, signal, until, {
-        closing: this.#closing.signal,
-        notifier: this.#notifier,
-        key: taskKey(scope, taskId),
-        pollIntervalMs: this.#pollIntervalMs,
-        fresh: fresh === true,
-      });
-    } finally {
-      release();
-    }
+    return events.nextRecord(this.#ctx, scope, taskId, afterSeq, signal, until, fresh);
   }
 
-  async getKey(scope: Scope, key: string): Promise<KeyRecord | undefined> {
-    const name = this.#keys.key(scopeTag(scope), key);
-    return toKeyRecord(key, await this.#send(['HMGET', name, ...KEY_FIELDS], name));
+  // Push notifications (operations/push.ts).
+
+  putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {
+    return push.putPushConfig(this.#ctx, scope, taskId, config);
   }
 
-  async releaseClaim(scope: Scope, taskId: string, key: string | undefined): Promise<boolean> {
-    const r = await SCRIPTS.releaseClaim.run(this.#conn, [this.#base(scope)], [taskId, key ?? '']);
-    if (r !== 1) return false;
-    this.#notifier.notify(taskKey(scope, taskId));
-    return true;
+  getPushConfig(scope: Scope, taskId: string, id: string): Promise<TaskPushNotificationConfig | undefined> {
+    return push.getPushConfig(this.#ctx, scope, taskId, id);
   }
 
-  async releaseKey(scope: Scope, key: string, taskId: string, messageId: string): Promise<boolean> {
-    return (await SCRIPTS.releaseKey.run(this.#conn, [this.#base(scope)], [key, taskId, messageId])) === 1;
+  listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]> {
+    return push.listPushConfigs(this.#ctx, scope, taskId);
   }
 
-  async putPushConfig(scope: Scope, taskId: string, config: TaskPushNotificationConfig): Promise<void> {
-    if (!config.id) return;
-    await SCRIPTS.putConfig.run(this.#conn, [this.#base(scope)], [taskId, config.id, JSON.stringify(config)]);
+  deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
+    return push.deletePushConfig(this.#ctx, scope, taskId, id);
   }
 
-  async getPushConfig(
-    scope: Scope,
-    taskId: string,
-    id: string,
-  ): Promise<TaskPushNotificationConfig | undefined> {
-    const key = this.#keys.pushConfigs(scopeTag(scope), taskId);
-    const json = await this.#send(['HGET', key, id], key);
-    return json === null ? undefined : (JSON.parse(String(json)) as TaskPushNotificationConfig);
+  claimPushDeliveries(holder: string, claimMs: number, limit: number): Promise<PushDelivery[]> {
+    return push.claimPushDeliveries(this.#ctx, holder, claimMs, limit);
   }
 
-  async listPushConfigs(scope: Scope, taskId: string): Promise<TaskPushNotificationConfig[]> {
-    const r = list(await SCRIPTS.listConfigs.run(this.#conn, [this.#base(scope)], [taskId]));
-    return r.map((json) => JSON.parse(String(json)) as TaskPushNotificationConfig);
-  }
-
-  async deletePushConfig(scope: Scope, taskId: string, id: string): Promise<boolean> {
-    return (await SCRIPTS.deleteConfig.run(this.#conn, [this.#base(scope)], [taskId, id])) === 1;
-  }
-
-  async claimPushDeliveries(holder: string, claimMs: number, limit: number): Promise<PushDelivery[]> {
-    checkPushClaim('claimPushDeliveries', holder, claimMs, limit);
-    if (limit === 0) return [];
-    const now = this.#clock.now();
-    const scopes = await this.#scopes.scopes();
-    const head = [holder, String(now + claimMs), String(now), String(limit)];
-    const claimIn = async (tag: string, members: string[]) => {
-      const base = this.#keys.base(tag);
-      const scope = scopes.find((s) => s.tag === tag)!.scope;
-      const r = list(await SCRIPTS.claimPush.run(this.#conn, [base], [...head, ...members]));
-      return r.map((row) => toPushDelivery(scope, row));
-    };
-    if (scopes.length === 1) return claimIn(scopes[0]!.tag, []);
-    // Several scopes: pick the oldest due over all of them, then claim those (each claim re-checks).
-    const due = await Promise.all(
-      scopes.map(async ({ tag }) => {
-        const ix = `${this.#keys.base(tag)}ix:push`;
-        // RESP2 sends member, score, ...; RESP3 pairs of them: flattened, both read alike.
-        const r = list(
-          await this.#send(
-            ['ZRANGEBYSCORE', ix, '-inf', String(now), 'WITHSCORES', 'LIMIT', '0', String(limit)],
-            ix,
-          ),
-        ).flat();
-        const out: { tag: string; member: string; at: number }[] = [];
-        for (let i = 0; i + 1 < r.length; i += 2)
-          out.push({ tag, member: String(r[i]), at: Number(r[i + 1]) });
-        return out;
-      }),
-    );
-    const picked = due
-      .flat()
-      .sort((a, b) => a.at - b.at)
-      .slice(0, limit);
-    const byTag = new Map<string, string[]>();
-    for (const p of picked) byTag.set(p.tag, [...(byTag.get(p.tag) ?? []), p.member]);
-    const claimed = await Promise.all([...byTag].map(([tag, members]) => claimIn(tag, members)));
-    return claimed.flat().sort((a, b) => a.nextAttemptAt - b.nextAttemptAt);
-  }
-
-  async recordPushDelivery(
+  recordPushDelivery(
     scope: Scope,
     taskId: string,
     configId: string,
     holder: string,
     outcome: PushOutcome,
   ): Promise<boolean> {
-    const error = checkPushOutcome('recordPushDelivery', holder, outcome) ?? '';
-    const now = this.#clock.now();
-    const o = outcome as Partial<{
-      seq: number;
-      claimMs: number;
-      retryAt: number;
-      through: string;
-      reason: string;
-    }>;
-    const args = [
-      taskId,
-      configId,
-      holder,
-      outcome.kind,
-      String(o.seq ?? 0),
-      String(now),
-      String(now + (o.claimMs ?? 0)),
-      error,
-      String(o.retryAt ?? 0),
-      o.through === 'backlog' ? 'b' : 'e',
-      o.reason ?? '',
-    ];
-    return (await SCRIPTS.recordPush.run(this.#conn, [this.#base(scope)], args)) === 1;
+    return push.recordPushDelivery(this.#ctx, scope, taskId, configId, holder, outcome);
   }
 
-  async getPushDelivery(
-    scope: Scope,
-    taskId: string,
-    configId: string,
-  ): Promise<PushDeliveryState | undefined> {
-    const r = await SCRIPTS.pushState.run(this.#conn, [this.#base(scope)], [taskId, configId]);
-    if (!Array.isArray(r)) return undefined;
-    return toPushState(configId, replyInt(r[0]), r[1] ?? null);
+  getPushDelivery(scope: Scope, taskId: string, configId: string): Promise<PushDeliveryState | undefined> {
+    return push.getPushDelivery(this.#ctx, scope, taskId, configId);
   }
+
+  // Retention (operations/retention.ts).
 
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
-    const now = this.#clock.now();
-    const cut: PurgeCutoffs = {
-      now,
-      taskCutoff: now - policy.terminalMaxAgeMs,
-      abandonCutoff: policy.interruptedMaxAgeMs === undefined ? null : now - policy.interruptedMaxAgeMs,
-      tombCutoff: now - (policy.tombstoneMaxAgeMs ?? this.#tombstoneTtlMs),
-    };
-    let scopes: { tag: string; scope: Scope }[] = [];
-    return runPurge(policy, {
-      prepare: async () => {
-        scopes = await this.#scopes.scopes();
-      },
-      runBatch: async (limit) => {
-        const total = { tasks: 0, abandoned: 0, keys: 0, tombstones: 0 };
-        const active: typeof scopes = [];
-        let left = limit;
-        for (const s of scopes) {
-          if (left <= 0) {
-            active.push(s);
-            continue;
-          }
-          const r = await this.#purgeScope(s.tag, s.scope, cut, left);
-          const n = r.tasks + r.abandoned + r.keys + r.tombstones;
-          total.tasks += r.tasks;
-          total.abandoned += r.abandoned;
-          total.keys += r.keys;
-          total.tombstones += r.tombstones;
-          left -= n;
-          // A scope that did less than it was allowed has nothing left for this purge.
-          if (left <= 0) active.push(s);
-          else if (r.empty) await this.#scopes.forgetIfIdle(s.tag);
-        }
-        scopes = active;
-        return total;
-      },
-      hasPurgeable: async () => {
-        const args = [
-          String(cut.taskCutoff),
-          cut.abandonCutoff === null ? '' : String(cut.abandonCutoff),
-          String(cut.now),
-          String(cut.tombCutoff),
-        ];
-        for (const { tag } of await this.#scopes.scopes()) {
-          if ((await SCRIPTS.purgeRemains.run(this.#conn, [this.#keys.base(tag)], args)) === 1) return true;
-        }
-        return false;
-      },
-    });
+    return retention.purgeExpired(this.#ctx, policy);
   }
 
-  /** One scope's share of a retention batch, in the SQL stores' order: tasks, abandoned tasks, keys, tombstones. */
-  async #purgeScope(tag: string, scope: Scope, cut: PurgeCutoffs, limit: number) {
-    const base = this.#keys.base(tag);
-    const gone = list(
-      await SCRIPTS.purgeTasks.run(this.#conn, [base], [String(cut.taskCutoff), String(limit)]),
-    );
-    // Deleted tasks end their watches.
-    for (const id of gone) this.#notifier.notify(taskKey(scope, String(id)));
-    let left = limit - gone.length;
-    let abandoned = 0;
-    if (left > 0 && cut.abandonCutoff !== null) {
-      abandoned = await this.#endAbandoned(scope, base, cut.abandonCutoff, cut.now, left);
-      left -= abandoned;
-    }
-    let keys = 0;
-    let tombstones = 0;
-    let empty = false;
-    if (left > 0) {
-      const args = [String(cut.now), String(cut.tombCutoff), String(left), String(this.#tombstoneTtlMs)];
-      const r = list(await SCRIPTS.purgeKeys.run(this.#conn, [base], args));
-      keys = replyInt(r[0]);
-      tombstones = replyInt(r[1]);
-      empty = r[2] === 1;
-    }
-    return { tasks: gone.length, abandoned, keys, tombstones, empty };
+  countLiveKeys(): Promise<number> {
+    return retention.countLiveKeys(this.#ctx);
   }
 
-  /**
-   * Ends up to `limit` abandoned interrupted tasks with the shared write (abandon.ts), each a compare-and-set on
-   * the fence and seq read: a continuation that committed first makes it miss, and it is not counted.
-   */
-  async #endAbandoned(
-    scope: Scope,
-    base: string,
-    cutoff: number,
-    now: number,
-    limit: number,
-  ): Promise<number> {
-    const ix = `${base}ix:intr`;
-    const ids = list(
-      await this.#send(['ZRANGEBYSCORE', ix, '-inf', String(cutoff), 'LIMIT', '0', String(limit)], ix),
-    );
-    let ended = 0;
-    for (const id of ids.map(String)) {
-      const cur = await this.getTask(scope, id);
-      if (!cur || !isAbandoned(cur, cutoff)) continue;
-      const end = abandonedTaskWrite(cur.task, now);
-      const write = {
-        expectFence: cur.fence,
-        expectSeq: cur.seq,
-        nextFence: cur.fence + 1,
-        task: end.task,
-        events: [end.event],
-      };
-      if ((await this.commit(scope, id, write)).ok) ended++;
-    }
-    return ended;
+  // Leases and leadership (operations/leases.ts).
+
+  renewLease(scope: Scope, taskId: string, fence: number, owner: string, ttlMs: number): Promise<boolean> {
+    return leases.renewLease(this.#ctx, scope, taskId, fence, owner, ttlMs);
   }
 
-  async renewLease(
-    scope: Scope,
-    taskId: string,
-    fence: number,
-    owner: string,
-    ttlMs: number,
-  ): Promise<boolean> {
-    checkOwnerAndTtl('renewLease', owner, ttlMs);
-    const args = [taskId, String(fence), owner, String(this.#clock.now() + ttlMs)];
-    return (await SCRIPTS.renewLease.run(this.#conn, [this.#base(scope)], args)) === 1;
+  findLapsedLeases(limit: number): Promise<LapsedTask[]> {
+    return leases.findLapsedLeases(this.#ctx, limit);
   }
 
-  async findLapsedLeases(limit: number): Promise<LapsedTask[]> {
-    checkLimit('findLapsedLeases', limit);
-    if (limit === 0) return [];
-    const now = String(this.#clock.now());
-    const per = await Promise.all(
-      (await this.#scopes.scopes()).map(async ({ tag, scope }) => {
-        const r = list(await SCRIPTS.lapsed.run(this.#conn, [this.#keys.base(tag)], [now, String(limit)]));
-        const out: LapsedTask[] = [];
-        for (let i = 0; i + 3 < r.length; i += 4) {
-          out.push({
-            tenant: scope.tenant,
-            owner: scope.owner,
-            taskId: String(r[i]),
-            fence: replyInt(r[i + 1]),
-            lease: { owner: String(r[i + 2]), expiresAt: replyInt(r[i + 3]) },
-          });
-        }
-        return out;
-      }),
-    );
-    return per
-      .flat()
-      .sort((a, b) => a.lease.expiresAt - b.lease.expiresAt)
-      .slice(0, limit);
+  leaseCensus(): Promise<LeaseCensus> {
+    return leases.leaseCensus(this.#ctx);
   }
 
-  async leaseCensus(): Promise<LeaseCensus> {
-    const now = String(this.#clock.now());
-    let held = 0;
-    let first: number | undefined;
-    for (const { tag } of await this.#scopes.scopes()) {
-      const [n, at] = list(await SCRIPTS.census.run(this.#conn, [this.#keys.base(tag)], [now]));
-      held += replyInt(n);
-      if (at !== null && at !== undefined) first = Math.min(first ?? Infinity, Number(at));
-    }
-    return held === 0 || first === undefined ? { held } : { held, firstExpiresAt: first };
+  recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {
+    return leases.recordParentRenewal(this.#ctx, scope, taskId);
   }
 
-  async countLiveKeys(): Promise<number> {
-    let n = 0;
-    for (const { tag } of await this.#scopes.scopes())
-      n += replyInt(await SCRIPTS.liveKeys.run(this.#conn, [this.#keys.base(tag)], []));
-    return n;
+  lastParentRenewal(scope: Scope, taskId: string): Promise<number | undefined> {
+    return leases.lastParentRenewal(this.#ctx, scope, taskId);
   }
 
-  async recordStep(scope: Scope, taskId: string, input: StepInput): Promise<StepResult> {
-    const text = stepResultText(input);
-    const now = this.#clock.now();
-    const args = [taskId, input.name, String(input.fence), text, String(now)];
-    const r = list(await SCRIPTS.recordStep.run(this.#conn, [this.#base(scope)], args));
-    if (r[0] === 'recorded')
-      return { outcome: 'recorded', step: stepRecord(taskId, input.name, text, input.fence, now) };
-    if (r[0] === 'exists') return { outcome: 'exists', step: toStepRecord(taskId, input.name, String(r[1])) };
-    return { outcome: 'fenced' };
+  tryLead(role: string, holder: string, ttlMs: number): Promise<boolean> {
+    return leases.tryLead(this.#ctx, role, holder, ttlMs);
   }
 
-  async getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
-    const key = this.#keys.steps(scopeTag(scope), taskId);
-    const v = await this.#send(['HGET', key, name], key);
-    return v === null ? undefined : toStepRecord(taskId, name, String(v));
+  // Steps (operations/steps.ts).
+
+  recordStep(scope: Scope, taskId: string, input: StepInput): Promise<StepResult> {
+    return steps.recordStep(this.#ctx, scope, taskId, input);
+  }
+
+  getStep(scope: Scope, taskId: string, name: string): Promise<StepRecord | undefined> {
+    return steps.getStep(this.#ctx, scope, taskId, name);
   }
 
   writeStepAttempt(scope: Scope, taskId: string, input: StepAttemptInput): Promise<StepAttemptResult> {
-    return writeStepAttemptRedis(this.#conn, this.#base(scope), taskId, input, this.#clock.now());
+    return steps.writeStepAttempt(this.#ctx, scope, taskId, input);
   }
 
   getStepAttempt(scope: Scope, taskId: string, name: string): Promise<StepAttemptRecord | undefined> {
-    return getStepAttemptRedis(this.#conn, this.#base(scope), taskId, name);
-  }
-
-  async recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {
-    const args = [taskId, String(this.#clock.now())];
-    return (await SCRIPTS.parentRenewal.run(this.#conn, [this.#base(scope)], args)) === 1;
-  }
-
-  async lastParentRenewal(scope: Scope, taskId: string): Promise<number | undefined> {
-    const key = this.#keys.task(scopeTag(scope), taskId);
-    const v = await this.#send(['HGET', key, 'pr'], key);
-    return v === null ? undefined : replyInt(v);
-  }
-
-  async tryLead(role: string, holder: string, ttlMs: number): Promise<boolean> {
-    const bad = leaseInputError(role, holder, ttlMs);
-    if (bad) throw bad;
-    const now = this.#clock.now();
-    const args = [holder, String(now + ttlMs), String(now), String(ttlMs + LEAD_KEY_MARGIN_MS)];
-    return (await SCRIPTS.tryLead.run(this.#conn, [this.#keys.lead(role)], args)) === 1;
+    return steps.getStepAttempt(this.#ctx, scope, taskId, name);
   }
 
   async close(): Promise<void> {
     this.#closing.abort();
-    await this.#wakeups.close();
-    await this.#conn.close();
+    await this.#ctx.wakeups.close();
+    await this.#ctx.conn.close();
     await this.#onClose?.();
   }
-}
-
-interface PurgeCutoffs {
-  readonly now: number;
-  readonly taskCutoff: number;
-  readonly abandonCutoff: number | null;
-  readonly tombCutoff: number;
 }

@@ -21,6 +21,8 @@ interface Channel {
   users: number;
   ready: Promise<void>;
   listener: (message: string) => void;
+  /** `ready` has settled: holding the channel now waits for nothing. */
+  settled: boolean;
   linger?: ReturnType<typeof setTimeout>;
 }
 
@@ -36,19 +38,26 @@ export class RedisWakeups {
 
   /**
    * Holds the scope's channel subscribed until the returned release is called; resolves once the subscription
-   * is in place, so a commit after it is heard. A failed subscription is not fatal: the wait polls.
+   * is in place, so a commit after it is heard. A failed subscription is not fatal: the wait polls. `waited` says
+   * the subscription was not in place yet: a local commit may have been announced while this waited, before
+   * the caller registered its wait, so the caller reads the task once instead of trusting its own record.
    */
-  async hold(tag: string): Promise<() => void> {
-    if (this.#closed) return () => {};
+  async hold(tag: string): Promise<{ release: () => void; waited: boolean }> {
+    if (this.#closed) return { release: () => {}, waited: false };
     const name = this.keys.wakeChannel(tag);
     let ch = this.#channels.get(name);
     if (ch === undefined) {
       const scope = scopeOfTag(tag);
       const listener = (id: string) => this.notifier.notify(taskKey(scope, id));
+      // A subscription that failed or went unanswered (a silent subscriber connection, ADR 0127) is dropped, so
+      // the next waiter tries again; one that completes late is left at once, so it holds no stray listener.
       const ready = this.conn.subscribe(name, listener).catch(() => {
-        this.#channels.delete(name);
+        if (this.#channels.get(name)?.listener === listener) this.#channels.delete(name);
+        void this.conn.unsubscribe(name, listener).catch(() => undefined);
       });
-      ch = { users: 0, ready, listener };
+      ch = { users: 0, ready, listener, settled: false };
+      const made = ch;
+      void ready.then(() => (made.settled = true));
       this.#channels.set(name, ch);
     }
     const held = ch;
@@ -57,9 +66,10 @@ export class RedisWakeups {
       clearTimeout(held.linger);
       held.linger = undefined;
     }
-    await held.ready;
+    const waited = !held.settled;
+    if (waited) await held.ready;
     let released = false;
-    return () => {
+    const release = () => {
       if (released) return;
       released = true;
       if (--held.users > 0 || this.#closed) return;
@@ -70,6 +80,7 @@ export class RedisWakeups {
       }, LINGER_MS);
       held.linger.unref();
     };
+    return { release, waited };
   }
 
   /** Scopes subscribed now (for tests and diagnostics). */

@@ -20,7 +20,12 @@ export type StoreErrorCode =
   /** A key claim kept losing to concurrent deletes; never treated as a successful claim. */
   | 'CLAIM_UNSETTLED'
   /** Task ids must be unique within a scope: `createTask` was given an id that exists. */
-  | 'TASK_EXISTS';
+  | 'TASK_EXISTS'
+  /**
+   * The store did not answer within its bound (Redis: ADR 0127). The call may have been applied, its answer lost:
+   * callers treat it as a transient error whose outcome is unknown (ADR 0052), never as "nothing happened".
+   */
+  | 'STORE_TIMEOUT';
 
 /** An error raised by a SQL store or by `openStore`. */
 export class StoreError extends Error {

@@ -10,10 +10,9 @@ local t = K('t', id)
 local v = redis.call('HMGET', t, 'f', 'lo')
 if not v[1] or tonumber(v[1]) ~= tonumber(ARGV[2]) or v[2] ~= ARGV[3] then return 0 end
 local d = derivedOf(id)
-unindex(id, d)
 redis.call('HSET', t, 'le', ARGV[4])
-d.le = ARGV[4]
-index(id, d)
+local n = { k = d.k, st = d.st, ts = d.ts, cx = d.cx, fin = d.fin, le = ARGV[4], u = d.u }
+reindex(id, d, n)
 return 1
 `;
 

@@ -58,6 +58,37 @@ local function index(id, d)
   elseif d.k == 'task' and running(d.st) and d.le then redis.call('ZADD', IX_LEASE, d.le, id) end
 end
 
+-- The one of the finished, interrupted and lease indexes a task belongs in, with its score there (as index does).
+local function placeOf(d)
+  if d.fin == '1' then return IX_FIN, tostring(d.u) end
+  if d.k == 'task' and interrupted(d.st) then return IX_INTR, tostring(d.u) end
+  if d.k == 'task' and running(d.st) and d.le then return IX_LEASE, tostring(d.le) end
+  return false, false
+end
+
+-- Moves a task from the indexes of its old derived fields o to those of its new ones n, the same end state as
+-- unindex(o) then index(n) but touching only what changed: a commit that keeps its state and context moves
+-- nothing in the list indexes, a lease renewal only rescores the lease index (ADR 0128).
+local function reindex(id, o, n)
+  local om = o.k == 'task' and (o.ts .. Z .. id)
+  local nm = n.k == 'task' and (n.ts .. Z .. id)
+  local moved = om ~= nm
+  if om then
+    if moved then redis.call('ZREM', L_ALL, om) end
+    if moved or o.st ~= n.st then redis.call('ZREM', B .. 'ls:' .. o.st, om) end
+    if o.cx and (moved or o.cx ~= n.cx) then redis.call('ZREM', B .. 'lc:' .. o.cx, om) end
+  end
+  if nm then
+    if moved then redis.call('ZADD', L_ALL, 0, nm) end
+    if moved or o.st ~= n.st then redis.call('ZADD', B .. 'ls:' .. n.st, 0, nm) end
+    if n.cx and (moved or o.cx ~= n.cx) then redis.call('ZADD', B .. 'lc:' .. n.cx, 0, nm) end
+  end
+  local oi, os = placeOf(o)
+  local ni, ns = placeOf(n)
+  if oi and oi ~= ni then redis.call('ZREM', oi, id) end
+  if ni and (ni ~= oi or ns ~= os) then redis.call('ZADD', ni, ns, id) end
+end
+
 local CURSOR = { 'pos', 'ds', 'at', 'na', 'fs', 'le', 'gu', 'gf', 'gt', 'ga', 'gr', 'ch', 'cu' }
 local CURSOR_NUM = { pos = true, ds = true, at = true, na = true, fs = true, gu = true, gf = true, gt = true,
   ga = true, cu = true }

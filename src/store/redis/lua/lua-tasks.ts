@@ -62,7 +62,7 @@ export const LUA_COMMIT = `
 local now = tonumber(ARGV[1])
 local id = ARGV[2]
 local t = K('t', id)
-local v = redis.call('HMGET', t, 'k', 'f', 'q', 'fin', 'w', 'st', 'ts', 'cx', 'le', 'u', 'c', 'lo')
+local v = redis.call('HMGET', t, 'k', 'f', 'q', 'fin', 'w', 'st', 'ts', 'cx', 'le', 'u', 'c', 'lo', 'pn')
 if not v[1] then return { 'gone' } end
 if tonumber(v[2]) ~= tonumber(ARGV[11]) or (ARGV[12] ~= '' and tonumber(v[3]) ~= tonumber(ARGV[12]))
   or v[4] == '1' or (ARGV[16] ~= '' and v[5] == ARGV[16]) then
@@ -83,25 +83,28 @@ if ARGV[5] ~= '' then fence = ARGV[5] end
 local fields = { 'j', ARGV[3], 'k', kind, 'f', fence, 'q', seq, 'st', ARGV[6], 'ts', ARGV[7], 'fin', fin, 'u', now }
 local gone = {}
 if ARGV[4] ~= '' then fields[#fields + 1] = 'r'; fields[#fields + 1] = ARGV[4] end
+-- Fields to drop are dropped only when the task has them (HMGET read them above): no HDEL that removes nothing.
 local cx = false
 if ARGV[8] == '1' then cx = ARGV[9]; fields[#fields + 1] = 'cx'; fields[#fields + 1] = cx
-else gone[#gone + 1] = 'cx' end
+elseif v[8] then gone[#gone + 1] = 'cx' end
 local lo, le = v[12], v[9]
 if ARGV[13] == 's' then
   lo, le = ARGV[14], ARGV[15]
   fields[#fields + 1] = 'lo'; fields[#fields + 1] = lo
   fields[#fields + 1] = 'le'; fields[#fields + 1] = le
 elseif ARGV[13] == 'c' then
+  if v[12] then gone[#gone + 1] = 'lo' end
+  if v[9] then gone[#gone + 1] = 'le' end
   lo, le = false, false
-  gone[#gone + 1] = 'lo'; gone[#gone + 1] = 'le'
 end
 if ARGV[16] ~= '' then fields[#fields + 1] = 'w'; fields[#fields + 1] = ARGV[16]
-else gone[#gone + 1] = 'w' end
+elseif v[5] then gone[#gone + 1] = 'w' end
 redis.call('HSET', t, unpack(fields))
 if #gone > 0 then redis.call('HDEL', t, unpack(gone)) end
-unindex(id, { k = v[1], st = v[6], ts = v[7], cx = v[8], fin = v[4], le = v[9], u = v[10] })
-index(id, { k = kind, st = ARGV[6], ts = ARGV[7], cx = cx, fin = fin, le = le, u = now })
-if n > 0 then
+reindex(id, { k = v[1], st = v[6], ts = v[7], cx = v[8], fin = v[4], le = v[9], u = v[10] },
+  { k = kind, st = ARGV[6], ts = ARGV[7], cx = cx, fin = fin, le = le, u = now })
+-- A task that never had a push config made (no pn) has no cursor to mark: no HKEYS of an absent hash.
+if n > 0 and v[13] then
   -- The outbox mark (ADR 0045), in the same step as the events: this task's webhooks have work.
   local pd = K('pd', id)
   for _, cfg in ipairs(redis.call('HKEYS', K('pc', id))) do
