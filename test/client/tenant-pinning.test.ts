@@ -147,8 +147,15 @@ describe.skipIf(!SERVER_BUILT)('a keyed send stays on the tenant of its first at
     await until(() => events.length >= 1, 'the first event');
     await a.close();
     await done;
+    const taskId = events.flatMap((e) => ('task' in e ? [e.task.id] : []))[0]!;
     expect(b.count(carrying(message.messageId))).toBe(0);
-    expect(c.count(carrying(message.messageId))).toBe(1);
+    expect(b.count(carrying(taskId))).toBe(0);
+    // The stream was numbered: the client resumes it by SubscribeToTask with Last-Event-ID (ADR 0126), on the
+    // other interface of the task's own tenant.
+    const resumes = c.requests.filter((r) => isCall('SubscribeToTask')(r) && carrying(taskId)(r));
+    expect(resumes).toHaveLength(1);
+    expect(resumes[0]!.headers['last-event-id']).toBeDefined();
+    expect(resumes[0]!.body).toContain('"tenant":"t1"');
     expect(server.executionsOf(message.messageId)).toBe(1);
     const states = events.flatMap((e) => ('statusUpdate' in e ? [e.statusUpdate.status.state] : []));
     expect(states.at(-1)).toBe('TASK_STATE_COMPLETED');

@@ -51,6 +51,8 @@ export interface SeenRequest {
   readonly method: string;
   readonly path: string;
   readonly body: string;
+  /** The request's headers, names in lower case. */
+  readonly headers: IncomingHttpHeaders;
 }
 
 interface Rule {
@@ -143,6 +145,7 @@ export class FaultProxy {
       method: req.method ?? 'GET',
       path: req.url ?? '/',
       body: body.toString('utf8'),
+      headers: req.headers,
     };
     this.requests.push(seen);
     const rule = this.rules.find((r) => r.remaining > 0 && r.match(seen));
