@@ -183,6 +183,7 @@ export class A2ARequestHandler implements RequestHandler {
       logger: o.logger,
       retry,
       onUnresolvedCreate: (scope, input) => lost.add(scope, input),
+      creating: (scope, taskId) => lost.creating(scope, taskId),
     };
   }
 

@@ -76,6 +76,11 @@ export interface AdmissionConfig {
    * server looks for it once the store answers, and starts it if it is there (ADR 0052).
    */
   readonly onUnresolvedCreate?: (scope: Scope, input: CreateTaskInput) => void;
+  /**
+   * Told when a claim-and-create starts; the function it returns is called when it ends. While it runs (its
+   * retries can outlast the task's first lease), this process's recovery leaves the task to it (ADR 0052).
+   */
+  readonly creating?: (scope: Scope, taskId: string) => () => void;
 }
 
 /** What admission decided; the handler then runs or attaches. */
@@ -367,12 +372,15 @@ async function admitNewTask(
   }
   if (inlinePushConfig) input.pushConfigs = [{ ...inlinePushConfig, taskId }];
   let res: CreateTaskResult;
+  const created = cfg.creating?.(scope, taskId);
   try {
     res = await retried(cfg, () => cfg.store.createTask(scope, input), 'claim-and-create', taskId, key);
   } catch (err) {
     // It may have landed all the same: the server looks for it when the store answers (ADR 0052).
     cfg.onUnresolvedCreate?.(scope, input);
     throw err;
+  } finally {
+    created?.();
   }
   switch (res.outcome) {
     case 'created':

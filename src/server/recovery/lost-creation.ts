@@ -43,6 +43,8 @@ export class LostCreations {
    */
   readonly #pending = new Map<string, { scope: Scope; until: number; writeId: string; tried: boolean }>();
   readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  /** Claim-and-creates of this process still running (their answer not in yet), by scope and task id. */
+  readonly #creating = new Map<string, number>();
   #closed = false;
 
   constructor(private readonly init: LostCreationsInit) {}
@@ -64,6 +66,29 @@ export class LostCreations {
       tried: false,
     });
     this.#schedule(id, input.task.id, 0);
+  }
+
+  /**
+   * Marks a claim-and-create of this process as running until the returned function is called. Its task may be
+   * stored (an attempt landed, its answer lost) and its lease lapse while the creator still retries: recovery then
+   * leaves it to the creator, which starts it when an answer comes (`landedEarlier`) or hands it to `add`.
+   */
+  creating(scope: Scope, taskId: string): () => void {
+    const id = idOf(scope, taskId);
+    this.#creating.set(id, (this.#creating.get(id) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const n = (this.#creating.get(id) ?? 1) - 1;
+      if (n > 0) this.#creating.set(id, n);
+      else this.#creating.delete(id);
+    };
+  }
+
+  /** Whether a claim-and-create of this task is running in this process right now. */
+  isBeingCreated(scope: Scope, taskId: string): boolean {
+    return this.#creating.has(idOf(scope, taskId));
   }
 
   /** Whether `record` is a creation of this process that never started (its first turn may be started here). */

@@ -203,6 +203,10 @@ export class TaskRecovery {
       const latest = (await store.getTask(scope, taskId)) ?? record;
       return { outcome: renewal === 'renewed' ? 'renewed' : 'skipped', record: latest };
     }
+    if (this.init.lostCreations?.isBeingCreated(scope, taskId)) {
+      // Its creator in this process is still retrying the claim-and-create: the task is the creator's to start.
+      return { outcome: 'skipped', record };
+    }
     if (this.init.lostCreations?.isUnstarted(scope, record)) {
       // Its agent never started: this process never got the answer that created it. Started, not failed.
       const started = await this.init.lostCreations.start(scope, record);
