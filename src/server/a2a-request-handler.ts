@@ -156,13 +156,8 @@ export class A2ARequestHandler implements RequestHandler {
       leases,
       resumable: o.agent.resumable === true,
       metrics: o.metrics,
-      ...(o.recovery === false
-        ? {}
-        : {
-            maxResumes: o.recovery.maxResumes,
-            batchSize: o.recovery.batchSize,
-            concurrency: o.recovery.concurrency,
-          }),
+      // maxResumes, batchSize, concurrency (the schedule reads intervalMs).
+      ...(o.recovery === false ? {} : o.recovery),
     });
     this.#resume = new TaskResume({
       store: o.store,

@@ -88,6 +88,12 @@ export function stepAttemptTransition(
   return current.state === 'started' ? 'apply' : 'same';
 }
 
+/** The record `input` becomes once applied at `now`: what a SQL store answers after its upsert. */
+export function appliedStepAttempt(taskId: string, input: StepAttemptInput, now: number): StepAttemptRecord {
+  const { name, attempt, state, fence } = input;
+  return { taskId, name, attempt, state, fence, updatedAt: now };
+}
+
 /** The state column's text, read back: anything else is a corrupt row, refused rather than guessed. */
 export function stepAttemptState(text: unknown): StepAttemptState {
   if (text === 'started' || text === 'failed') return text;

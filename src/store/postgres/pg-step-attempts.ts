@@ -8,6 +8,7 @@ import type { Scope } from '../scope.js';
 import { STEP_ATTEMPT_COLUMNS, toStepAttemptRecord, type StepAttemptRow } from '../sql/step-attempt-rows.js';
 import {
   checkStepAttemptInput,
+  appliedStepAttempt,
   stepAttemptTransition,
   type StepAttemptInput,
   type StepAttemptRecord,
@@ -63,17 +64,7 @@ export async function writeStepAttemptPg(
         return { outcome: 'written', record: current! };
       case 'apply':
         await c.query(sql.upsert, [...at, input.name, input.attempt, input.state, input.fence, now]);
-        return {
-          outcome: 'written',
-          record: {
-            taskId,
-            name: input.name,
-            attempt: input.attempt,
-            state: input.state,
-            fence: input.fence,
-            updatedAt: now,
-          },
-        };
+        return { outcome: 'written', record: appliedStepAttempt(taskId, input, now) };
     }
   });
 }

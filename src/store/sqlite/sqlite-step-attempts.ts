@@ -8,6 +8,7 @@ import type { Scope } from '../scope.js';
 import { STEP_ATTEMPT_COLUMNS, toStepAttemptRecord, type StepAttemptRow } from '../sql/step-attempt-rows.js';
 import {
   checkStepAttemptInput,
+  appliedStepAttempt,
   stepAttemptTransition,
   type StepAttemptInput,
   type StepAttemptRecord,
@@ -46,17 +47,7 @@ export function writeStepAttemptTx(
       return { outcome: 'written', record: current! };
     case 'apply':
       stmt(SQL.upsert).run({ ...at, ...input, now });
-      return {
-        outcome: 'written',
-        record: {
-          taskId,
-          name: input.name,
-          attempt: input.attempt,
-          state: input.state,
-          fence: input.fence,
-          updatedAt: now,
-        },
-      };
+      return { outcome: 'written', record: appliedStepAttempt(taskId, input, now) };
   }
 }
 
