@@ -13,9 +13,12 @@ import { z } from 'zod';
 import type { AgentCard, AgentInterface, SecurityRequirement, SecurityScheme } from '../agent-card.js';
 import { parseAgentCard, parseAgentResponse } from '../parse.js';
 import { isPlainRecord } from '../schemas/lenient.js';
+import { JsonObjectSchema, wireMap } from '../schemas/scalars.js';
 
-const jsonObject = z.record(z.string(), z.unknown());
-const scopes = z.record(z.string(), z.string()).optional();
+// Maps refuse a `__proto__` key and free-form objects are kept whole, as in v1.0: zod's record would drop such a
+// member in silence, and a scheme or requirement lost that way changes what the card asks of a caller (ADR 0031).
+const jsonObject = JsonObjectSchema;
+const scopes = wireMap(z.string()).optional();
 
 const V03OAuthFlowsSchema = z.object({
   authorizationCode: z
@@ -41,7 +44,7 @@ const V03SecuritySchemeSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('mutualTLS'), description }),
 ]);
 
-const V03SecuritySchema = z.array(z.record(z.string(), z.array(z.string())));
+const V03SecuritySchema = z.array(wireMap(z.array(z.string())));
 
 /** The v0.3 agent card (v0.3.0 JSON schema); fields v1.0 has no place for are ignored. */
 export const V03AgentCardSchema = z.object({
@@ -90,7 +93,7 @@ export const V03AgentCardSchema = z.object({
     )
     .default([]),
   supportsAuthenticatedExtendedCard: z.boolean().optional(),
-  securitySchemes: z.record(z.string(), V03SecuritySchemeSchema).optional(),
+  securitySchemes: wireMap(V03SecuritySchemeSchema).optional(),
   security: V03SecuritySchema.optional(),
   signatures: z
     .array(z.object({ protected: z.string(), signature: z.string(), header: jsonObject.optional() }))

@@ -23,10 +23,12 @@ import {
   V03TaskPushConfigSchema,
   type V03TaskPushConfig,
 } from './schemas.js';
+import { JsonObjectSchema } from '../schemas/scalars.js';
 import { stateToV1 } from './states.js';
 import { messageToV1, partToV1, pushConfigToV1 } from './to-v1.js';
 
-const jsonObject = z.record(z.string(), z.unknown());
+/** A free-form object, kept whole (zod's record would drop a `__proto__` member). */
+const jsonObject = JsonObjectSchema;
 
 const V03StatusSchema = z.object({
   state: z.enum(V03_TASK_STATES),

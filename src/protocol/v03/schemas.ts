@@ -5,9 +5,13 @@
  * apply to v0.3 peers unchanged (docs/guides/v03-peers.md, ADR 0098).
  */
 import { z } from 'zod';
+import { JsonObjectSchema } from '../schemas/scalars.js';
 
-/** A free-form JSON object (v0.3 `metadata`, `data`). */
-const jsonObject = z.record(z.string(), z.unknown());
+/**
+ * A free-form JSON object (v0.3 `metadata`, `data`), kept as it was sent: zod's record would drop a top-level
+ * `__proto__` member in silence (ADR 0031: bad input loses nothing).
+ */
+const jsonObject = JsonObjectSchema;
 
 /** The v0.3 task states, as written on the wire. */
 export const V03_TASK_STATES = [

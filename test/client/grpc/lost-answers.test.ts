@@ -126,7 +126,7 @@ describe('a server that is down before the call: nothing was sent', () => {
       const client = A2AClient.fromCard(cardWithGrpcAt(`127.0.0.1:${silent.port}`, ['GRPC', 'JSONRPC']), {
         transports: [grpc],
         preferredBindings: ['GRPC', 'JSONRPC'],
-        attemptTimeoutMs: 200,
+        attemptTimeoutMs: 1_000,
         retry: { maxAttempts: 3, backoff: { initialMs: 1, maxMs: 5 }, onRetry: (e) => events.push(e) },
       });
       const before = agent.runs.length;
@@ -176,11 +176,13 @@ describe('a server that is down before the call: nothing was sent', () => {
 describe('a stream that opened', () => {
   it('lives past the attempt timeout (which bounds its opening only), until its proper end', async () => {
     const grpcOnly = cardWithGrpcAt(agent.grpcAddress);
-    const client = A2AClient.fromCard(grpcOnly, { transports: [grpc], attemptTimeoutMs: 100, retry: false });
+    // The timeout leaves the opening room on a loaded machine (a 100 ms one timed a CI run's opening out), and
+    // the stream runs 60 chunks 20 ms apart: well past it.
+    const client = A2AClient.fromCard(grpcOnly, { transports: [grpc], attemptTimeoutMs: 600, retry: false });
     const started = Date.now();
     const events: StreamResponse[] = [];
-    for await (const ev of client.sendStream('chunks:10', { key: false })) events.push(ev);
-    expect(Date.now() - started).toBeGreaterThan(100);
+    for await (const ev of client.sendStream('chunks:60', { key: false })) events.push(ev);
+    expect(Date.now() - started).toBeGreaterThan(600);
     const last = events.at(-1)!;
     expect('statusUpdate' in last && last.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
   });

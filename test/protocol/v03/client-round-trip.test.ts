@@ -194,9 +194,15 @@ describe('what the client reads: v1.0 -> v0.3 -> v1.0', () => {
         ),
         securityRequirements: opt(
           fc.array(
-            fc.dictionary(fc.string({ minLength: 1 }), fc.array(fc.string(), { maxLength: 2 })).map((d) => ({
-              schemes: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, { list: v }])),
-            })),
+            // A scheme named `__proto__` is refused on both versions (the test below), so it is not generated here.
+            fc
+              .dictionary(
+                fc.string({ minLength: 1 }).filter((k) => k !== '__proto__'),
+                fc.array(fc.string(), { maxLength: 2 }),
+              )
+              .map((d) => ({
+                schemes: Object.fromEntries(Object.entries(d).map(([k, v]) => [k, { list: v }])),
+              })),
             { maxLength: 2 },
           ),
         ),
@@ -265,6 +271,45 @@ describe('what the client sends: v1.0 -> v0.3 -> v1.0 (read back by the server s
         same(deletePushConfigParamsToV1(pushConfigRefToV03({ taskId, id: cid })), { taskId, id: cid }),
       ),
     );
+  });
+});
+
+describe('a member named __proto__ (JSON.parse makes it an ordinary key)', () => {
+  const v03Card = (extra: string) =>
+    JSON.parse(
+      `{"name":"n","description":"d","url":"http://a","protocolVersion":"0.3","version":"1",` +
+        `"capabilities":{},"defaultInputModes":[],"defaultOutputModes":[],"skills":[]${extra}}`,
+    ) as unknown;
+
+  it('in the security requirements or schemes of a card: refused naming the field, never dropped in silence', () => {
+    const requirement = v03Card(',"security":[{"__proto__":["read"]}]');
+    expect(() => cardToV1(requirement)).toThrow(InvalidAgentResponseError);
+    expect(() => cardToV1(requirement)).toThrow(/security\[0\]\.__proto__/);
+    const scheme = v03Card(',"securitySchemes":{"__proto__":{"type":"http","scheme":"bearer"}}');
+    expect(() => parseAnyAgentCard(scheme)).toThrow(/securitySchemes\.__proto__/);
+    const scopes = v03Card(
+      ',"securitySchemes":{"o":{"type":"oauth2","flows":{"clientCredentials":' +
+        '{"tokenUrl":"http://t","scopes":{"__proto__":"all"}}}}}',
+    );
+    expect(() => cardToV1(scopes)).toThrow(/scopes\.__proto__/);
+  });
+
+  it('in free-form metadata or data: kept, as v1.0 keeps it', () => {
+    const metadata = JSON.parse('{"__proto__":{"x":1},"k":2}') as Record<string, unknown>;
+    const card = cardToV1(
+      v03Card(`,"capabilities":{"extensions":[{"uri":"urn:e","params":${JSON.stringify(metadata)}}]}`),
+    );
+    expect(Object.keys(card.capabilities.extensions![0]!.params!)).toEqual(['__proto__', 'k']);
+    const task = taskResultToV1(
+      JSON.parse(
+        '{"kind":"task","id":"t","contextId":"c","status":{"state":"working"},' +
+          '"metadata":{"__proto__":{"x":1}},"artifacts":[{"artifactId":"a","parts":' +
+          '[{"kind":"data","data":{"__proto__":[1]}}]}]}',
+      ),
+    );
+    expect(Object.hasOwn(task.metadata!, '__proto__')).toBe(true);
+    const part = task.artifacts![0]!.parts[0]!;
+    expect('data' in part && Object.keys(part.data as object)).toEqual(['__proto__']);
   });
 });
 

@@ -130,6 +130,18 @@ describe('invalid v0.3 input', () => {
     );
   });
 
+  it('keeps a metadata or data member named __proto__ (zod records would drop it in silence)', () => {
+    const params = JSON.parse(
+      '{"message":{"kind":"message","messageId":"m","role":"user","metadata":{"__proto__":{"a":1}},' +
+        '"parts":[{"kind":"data","data":{"__proto__":"d","b":2}}]},"metadata":{"__proto__":true}}',
+    ) as unknown;
+    const v1 = sendParamsToV1(params);
+    expect(Object.hasOwn(v1.message.metadata!, '__proto__')).toBe(true);
+    expect(Object.hasOwn(v1.metadata!, '__proto__')).toBe(true);
+    const part = v1.message.parts[0]!;
+    expect('data' in part && Object.keys(part.data as object)).toEqual(['__proto__', 'b']);
+  });
+
   it('refuses a kebab state or role it does not know', () => {
     expect(() =>
       sendParamsToV1({ message: { kind: 'message', messageId: 'm', role: 'robot', parts: [] } }),
