@@ -50,7 +50,8 @@ function scheduledServer(s: StoreUnderTest, agent: 'echo' | 'ask') {
       },
     },
   });
-  cleanups.push(() => server.retention?.stop() ?? Promise.resolve());
+  // The whole server, not only its retention: its recovery and push schedules would outlive the store.
+  cleanups.push(() => server.close());
   /** The report of the next run that starts after this call. */
   const nextRun = () => new Promise<PurgeReport>((resolve) => (waiting = resolve));
   return { server, runs, nextRun };
