@@ -232,7 +232,7 @@ export async function pgQuery(url, sql) {
 
 /**
  * One measurement: fresh server, warm-up, measured window, server stopped.
- * target: { script, args?, keyed?, check }.
+ * target: { script, args?, keyed?, check, headers? }.
  */
 export async function measure(target, opts) {
   let best;
@@ -260,6 +260,7 @@ async function measureOnce(target, opts) {
       check: target.check,
       method: target.method ?? 'send',
       binding: target.binding ?? 'jsonrpc',
+      headers: target.headers ?? {},
     });
     const after = cpuSnapshot(server.child.pid);
     r.otherCpu = otherCpu(before, after, r.loadCpuSeconds);

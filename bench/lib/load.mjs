@@ -3,7 +3,7 @@
 // response checked. Prints one JSON line: { rps, p50, p99, checked, failures, ... }.
 //
 // argv[2]: JSON { url, connections, warmup, duration, keyed, check: 'raw' | 'task', method?: 'send' | 'get',
-//   binding?: 'jsonrpc' | 'rest' }
+//   binding?: 'jsonrpc' | 'rest', headers?: { name: value } (sent with every request, e.g. authorization) }
 // method 'get': first creates 256 tasks with (keyed) SendMessage, then measures GetTask of those tasks, in turn.
 // binding 'rest' (send only): POST /message:send with the bare SendMessageRequest, answered with the bare
 // SendMessageResponse ({ task }), as the HTTP+JSON binding has it.
@@ -49,7 +49,7 @@ async function seedTasks() {
       Array.from({ length: 16 }, async () => {
         const res = await fetch(cfg.url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+          headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...cfg.headers },
           body: sendBody(),
         });
         const id = (await res.json()).result?.task?.id;
@@ -128,7 +128,7 @@ function run(seconds) {
     pipelining: 1,
     duration: seconds,
     timeout: 10,
-    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...cfg.headers },
     setupClient,
     requests: [
       {

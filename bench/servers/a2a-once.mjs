@@ -1,13 +1,15 @@
 // a2a-once (built dist/) serving its echo agent. argv[2] picks the store: memory | sqlite:PATH | postgres://...
 // (| sqlite-normal:PATH, below | redis://..., opened even when the server persists nothing, as the bench's shared
 // one does). argv[3] `otel`: with `telemetry: openTelemetry()` and no tracer provider registered, the set-up whose
-// cost telemetry-cost.mjs measures; argv[3] `grpc`: the gRPC binding (`serveGrpc`) instead of HTTP, printing
+// cost border-cost.mjs measures; argv[3] `bearer`: `bearerTokens` accepting the token `BENCH_TOKEN` below;
+// argv[3] `jwt:<JWKS JSON>`: `jwtBearer` with that static key set (issuer `bench-issuer`, audience
+// `bench-agent`), border-cost.mjs signing the token; argv[3] `grpc`: the gRPC binding (`serveGrpc`) instead of HTTP, printing
 // `grpc://127.0.0.1:PORT`. An argument that is a JSON object is merged into the server's options (scale.mjs: a
 // retention schedule that runs every second).
 // The memory-bound stores' key cap (memory, Redis) is raised far above what a run sends, so the keyed run measures
 // sends, not 503 refusals; the disk stores run at their default, no cap (retention bounds them), as a production
 // server does.
-import { createA2AServer } from '../../dist/server/index.js';
+import { bearerTokens, createA2AServer, jwtBearer } from '../../dist/server/index.js';
 import { serveNode } from '../../dist/server/node/index.js';
 import { createEchoAgent } from '../../dist/cli/agents/echo.js';
 import { openStore } from '../../dist/store/open-store.js';
@@ -29,6 +31,15 @@ async function open(url) {
 const agent = createEchoAgent();
 const telemetry =
   process.argv[3] === 'otel' ? (await import('../../dist/otel/index.js')).openTelemetry() : undefined;
+const mode = process.argv[3] ?? '';
+/** The opaque token of the `bearer` mode (border-cost.mjs sends it). */
+const BENCH_TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
+const authenticate =
+  mode === 'bearer'
+    ? bearerTokens({ tokens: [{ token: BENCH_TOKEN, principal: 'bench', tenants: '*' }] })
+    : mode.startsWith('jwt:')
+      ? jwtBearer({ keys: JSON.parse(mode.slice(4)), issuer: 'bench-issuer', audience: 'bench-agent' })
+      : undefined;
 const extraOptions = process.argv
   .slice(3)
   .filter((a) => a.startsWith('{'))
@@ -38,6 +49,7 @@ const server = createA2AServer({
   card: agent.card,
   store,
   ...(telemetry ? { telemetry } : {}),
+  ...(authenticate ? { http: { authenticate } } : {}),
   ...(storeUrl === 'memory' || storeUrl.startsWith('redis://') ? { maxKeysPerScope: 10_000_000 } : {}),
   ...extraOptions,
 });

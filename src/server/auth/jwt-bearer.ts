@@ -3,7 +3,9 @@
  * with issuer, audience, clock tolerance and an algorithm allow-list (ADR 0077). The principal comes from a claim
  * (default `sub`), the tenants from another (default `tenants`, a string or a list). The remote key set is
  * `jose`'s `createRemoteJWKSet`: fetched once, cached, and fetched again only for a `kid` it does not know, at
- * most once per cooldown, so a flood of tokens with made-up `kid`s never turns into a flood of fetches.
+ * most once per cooldown, so a flood of tokens with made-up `kid`s never turns into a flood of fetches. A token
+ * that verified is taken again without verifying its signature until it expires, for at most a minute by
+ * default (ADR 0136).
  */
 import {
   createLocalJWKSet,
@@ -25,6 +27,7 @@ import {
 import { ASYMMETRIC_JWS_ALGORITHMS } from '../../protocol/jws-algorithms.js';
 import { authorizationCredentials, looksLikeJws } from './credentials.js';
 import { tenantGrantOf } from './tenant-grant.js';
+import { VerifiedTokenCache, type VerifiedTokenCacheOptions } from './verified-token-cache.js';
 
 /** Asymmetric algorithms accepted by default: never `none`, never an HMAC (no shared secret is configured). */
 export const DEFAULT_JWT_ALGORITHMS: readonly string[] = Object.freeze([...ASYMMETRIC_JWS_ALGORITHMS]);
@@ -53,6 +56,12 @@ export interface JwtBearerOptions {
   readonly openIdConnectUrl?: string;
   /** The scheme's description in the card. */
   readonly description?: string;
+  /**
+   * Verified tokens remembered, so a caller's next request with the same token skips the signature check (ADR
+   * 0136): default on, at most 10,000 tokens, each for at most 60 s and never past its `exp`. `false` verifies
+   * every request.
+   */
+  readonly cache?: VerifiedTokenCacheOptions | false;
   /** The remote key set's timings: fetch timeout, cooldown between refetches, cache age (jose's defaults). */
   readonly jwks?: {
     readonly timeoutMs?: number;
@@ -126,6 +135,7 @@ export function jwtBearer(options: JwtBearerOptions): Authenticator {
     algorithms: checkAlgorithms(options.algorithms ?? DEFAULT_JWT_ALGORITHMS),
     clockTolerance: options.clockToleranceSeconds ?? 30,
   };
+  const verified = options.cache === false ? undefined : new VerifiedTokenCache(options.cache);
   const principalClaim = options.principalClaim ?? 'sub';
   const tenantsClaim = options.tenantsClaim ?? 'tenants';
   const description = options.description ?? 'A JWT bearer token from the issuer this agent trusts';
@@ -140,10 +150,17 @@ export function jwtBearer(options: JwtBearerOptions): Authenticator {
     recognise(request) {
       const token = authorizationCredentials(request, 'Bearer');
       if (token === undefined || !looksLikeJws(token)) return { kind: 'absent' };
-      return jwtVerify(token, getKey, verify).then(
-        ({ payload }) => identityOf(payload, principalClaim, tenantsClaim),
-        failure,
-      );
+      const known = verified?.get(token);
+      if (known !== undefined) return { kind: 'accepted', identity: known };
+      return jwtVerify(token, getKey, verify).then(({ payload }) => {
+        const recognition = identityOf(payload, principalClaim, tenantsClaim);
+        if (recognition.kind === 'accepted' && verified) {
+          const exp =
+            typeof payload.exp === 'number' ? (payload.exp + verify.clockTolerance) * 1000 : undefined;
+          verified.set(token, recognition.identity, exp);
+        }
+        return recognition;
+      }, failure);
     },
   });
 }

@@ -206,3 +206,80 @@ describe('jwtBearer configuration', () => {
     expect((await call(running.url, 'rest', 'ListTasks', {}, bearer(await token()))).status).toBe(200);
   });
 });
+
+describe('jwtBearer remembers the tokens that verified (ADR 0136)', () => {
+  // A key set that is stale as soon as it is fetched: every signature check fetches it, so `hits` counts checks.
+  const everyCheckFetches = { jwks: { cacheMaxAgeMs: 1 } };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const list = (s: AuthServer, t: string) => call(s.url, 'rest', 'ListTasks', {}, bearer(t));
+
+  it("takes a caller's token again without checking its signature; `cache: false` checks every request", async () => {
+    const s = await start(everyCheckFetches);
+    const t = await token();
+    for (let i = 0; i < 10; i++) expect((await list(s, t)).status).toBe(200);
+    expect(hits).toBe(1);
+    await running?.close();
+    const off = await start({ ...everyCheckFetches, cache: false });
+    for (let i = 0; i < 10; i++) expect((await list(off, t)).status).toBe(200);
+    expect(hits).toBe(10);
+  });
+
+  it('still refuses a remembered token from its exp on (the verifier’s tolerance, no more)', async () => {
+    const s = await start({ clockToleranceSeconds: 0 });
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const t = await token({}, { exp });
+    expect((await list(s, t)).status).toBe(200);
+    expect((await list(s, t)).status).toBe(200);
+    await sleep(exp * 1000 - Date.now() + 50);
+    const late = await list(s, t);
+    expect(late.status).toBe(401);
+    expect(reasonOf(late)).toBe('UNAUTHENTICATED');
+  });
+
+  it('checks a token again once maxAgeMs has passed since it verified', async () => {
+    const s = await start({ ...everyCheckFetches, cache: { maxAgeMs: 200 } });
+    const t = await token();
+    expect((await list(s, t)).status).toBe(200);
+    expect((await list(s, t)).status).toBe(200);
+    expect(hits).toBe(1);
+    await sleep(250);
+    expect((await list(s, t)).status).toBe(200);
+    expect(hits).toBe(2);
+  });
+
+  it('holds at most maxEntries tokens, the oldest pushed out, each keeping its own principal', async () => {
+    const s = await start({ ...everyCheckFetches, cache: { maxEntries: 2 } });
+    const [a, b, c] = await Promise.all(['ann', 'bob', 'cid'].map((sub) => token({ sub })));
+    for (const t of [a!, b!, c!]) expect((await list(s, t)).status).toBe(200);
+    expect(hits).toBe(3);
+    // c and b are remembered; a was pushed out and is checked again.
+    expect((await list(s, c!)).status).toBe(200);
+    expect(hits).toBe(3);
+    const again = await call(s.url, 'jsonrpc', 'SendMessage', { message: message('x') }, bearer(a!));
+    expect(again.text).toContain('done for ann');
+    expect(hits).toBe(4);
+    const fromCache = await call(s.url, 'jsonrpc', 'SendMessage', { message: message('y') }, bearer(c!));
+    expect(fromCache.text).toContain('done for cid');
+    expect(hits).toBe(4);
+  });
+
+  it('never remembers a refusal, nor takes a token that differs from a remembered one in its signature', async () => {
+    const s = await start({ clockToleranceSeconds: 0 });
+    const good = await token();
+    expect((await list(s, good)).status).toBe(200);
+    const [h, p, sig] = good.split('.');
+    const flipped = `${h}.${p}.${sig!.slice(0, -2)}${sig!.endsWith('AA') ? 'BB' : 'AA'}`;
+    for (let i = 0; i < 3; i++) expect((await list(s, flipped)).status).toBe(401);
+    // A token refused for its nbf is judged again later, not answered from a remembered refusal.
+    const soon = await new SignJWT({ sub: 'alice' })
+      .setProtectedHeader({ alg: 'ES256', kid: signing.kid })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setNotBefore(Math.floor(Date.now() / 1000) + 1)
+      .setExpirationTime('5m')
+      .sign(signing.privateKey);
+    expect((await list(s, soon)).status).toBe(401);
+    await sleep(Math.ceil(Date.now() / 1000) * 1000 - Date.now() + 1050);
+    expect((await list(s, soon)).status).toBe(200);
+  });
+});
