@@ -61,7 +61,9 @@ export class VerifiedTokenCache {
     if (!(until > this.now())) return;
     const key = digestOf(token);
     this.#entries.delete(key);
-    this.#entries.set(key, { identity, until });
+    // Frozen: one identity answers every request that presents the token until the entry ends.
+    const tenants = identity.tenants === '*' ? '*' : Object.freeze([...identity.tenants]);
+    this.#entries.set(key, { identity: Object.freeze({ principal: identity.principal, tenants }), until });
     if (this.#entries.size > this.#maxEntries) {
       // Maps iterate in insertion order: the first key is the oldest entry.
       const oldest = this.#entries.keys().next().value;
