@@ -166,13 +166,14 @@ export class TaskRecovery {
     }
   }
 
-  /** Recovers one listed task, unless it changed since it was listed (then `skipped`). */
+  /**
+   * Recovers one listed task from the record the listing read with it (ADR 0131): no second read. A task that
+   * changed since it was listed is refused by the takeover's compare-and-set on its fence and seq (then
+   * `skipped`), so a stale listing costs nothing but that commit.
+   */
   async #recoverLapsed(l: LapsedTask): Promise<Outcome> {
     const scope: Scope = { tenant: l.tenant, owner: l.owner };
-    const record = await this.init.store.getTask(scope, l.taskId);
-    return record && record.fence === l.fence && this.lapsed(record)
-      ? (await this.#recover(scope, record)).outcome
-      : 'skipped';
+    return this.lapsed(l.record) ? (await this.#recover(scope, l.record)).outcome : 'skipped';
   }
 
   /**
