@@ -51,6 +51,9 @@ export const DEFAULT_RECOVERY_BATCH = 100;
  */
 export const DEFAULT_RECOVERY_CONCURRENCY = 32;
 
+/** Task ids of each outcome a sweep's summary line names; the counts cover the rest (ADR 0131). */
+export const SUMMARY_TASK_IDS = 20;
+
 /** What a recovery sweep did. */
 export interface RecoveryReport {
   /** Tasks taken over and run again here. */
@@ -123,7 +126,8 @@ export class TaskRecovery {
   async touched(scope: Scope, record: StoredTask): Promise<StoredTask> {
     if (!this.lapsed(record)) return record;
     try {
-      return (await this.#recover(scope, record)).record;
+      // A takeover nobody else reports on: its own line at warn.
+      return (await this.#recover(scope, record, 'warn')).record;
     } catch (err) {
       logSafely(this.init.logger, 'warn', 'could not recover a task whose worker was lost', {
         taskId: record.task.id,
@@ -141,6 +145,7 @@ export class TaskRecovery {
    */
   async runOnce(): Promise<RecoveryReport> {
     const count = { resumed: 0, failed: 0, renewed: 0, skipped: 0 };
+    const named: Record<'resumed' | 'failed', string[]> = { resumed: [], failed: [] };
     for (;;) {
       const lapsed = await this.init.store.findLapsedLeases(this.#batchSize);
       let progress = 0;
@@ -153,6 +158,8 @@ export class TaskRecovery {
           try {
             const outcome = await this.#recoverLapsed(l);
             count[outcome]++;
+            if ((outcome === 'resumed' || outcome === 'failed') && named[outcome].length < SUMMARY_TASK_IDS)
+              named[outcome].push(l.taskId);
             if (outcome !== 'skipped') progress++;
           } catch (error) {
             failure ??= { error };
@@ -161,9 +168,35 @@ export class TaskRecovery {
       };
       await Promise.all(Array.from({ length: Math.min(this.#concurrency, lapsed.length) }, lane));
       // The first store error ends the sweep, once the takeovers already in flight have settled.
-      if (failure !== undefined) throw failure.error;
-      if (lapsed.length < this.#batchSize || progress === 0) return count;
+      if (failure !== undefined) {
+        this.#summarise(count, named);
+        throw failure.error;
+      }
+      if (lapsed.length < this.#batchSize || progress === 0) {
+        this.#summarise(count, named);
+        return count;
+      }
     }
+  }
+
+  /**
+   * The sweep's one warn line (ADR 0131): how many tasks it took over and how, naming the first
+   * `SUMMARY_TASK_IDS` of each outcome (comma-separated), so the few tasks of an everyday loss are named at warn
+   * and a start-up after a crash of thousands writes one bounded line. Each takeover also has its own line at
+   * info, and the task itself says what happened in its status message. A sweep that took nothing over says
+   * nothing.
+   */
+  #summarise(count: Record<Outcome, number>, named: Record<'resumed' | 'failed', string[]>): void {
+    if (count.resumed + count.failed === 0) return;
+    logSafely(this.init.logger, 'warn', 'recovered tasks whose worker was lost', {
+      tasks: count.resumed + count.failed,
+      resumed: count.resumed,
+      failed: count.failed,
+      renewed: count.renewed,
+      skipped: count.skipped,
+      ...(named.resumed.length > 0 ? { resumedTaskIds: named.resumed.join(',') } : {}),
+      ...(named.failed.length > 0 ? { failedTaskIds: named.failed.join(',') } : {}),
+    });
   }
 
   /**
@@ -173,7 +206,7 @@ export class TaskRecovery {
    */
   async #recoverLapsed(l: LapsedTask): Promise<Outcome> {
     const scope: Scope = { tenant: l.tenant, owner: l.owner };
-    return this.lapsed(l.record) ? (await this.#recover(scope, l.record)).outcome : 'skipped';
+    return this.lapsed(l.record) ? (await this.#recover(scope, l.record, 'info')).outcome : 'skipped';
   }
 
   /**
@@ -193,8 +226,15 @@ export class TaskRecovery {
     }
   }
 
-  /** Renews a live local worker, or takes the task over and resumes or fails it. */
-  async #recover(scope: Scope, record: StoredTask): Promise<{ outcome: Outcome; record: StoredTask }> {
+  /**
+   * Renews a live local worker, or takes the task over and resumes or fails it; the takeover's line is written at
+   * `level` (info in a sweep, which sums up at warn; warn for a task a request touched).
+   */
+  async #recover(
+    scope: Scope,
+    record: StoredTask,
+    level: 'info' | 'warn',
+  ): Promise<{ outcome: Outcome; record: StoredTask }> {
     const { store, runner } = this.init;
     const taskId = record.task.id;
     const local = runner.liveWorker(scope, taskId, record.fence);
@@ -237,7 +277,7 @@ export class TaskRecovery {
     if (!res.ok) return { outcome: 'skipped', record: res.current ?? record };
     const outcome = failure === undefined ? 'resumed' : 'failed';
     countSafely(this.init.metrics, METRIC.recoveries.name, { [OUTCOME_ATTR]: outcome });
-    logSafely(this.init.logger, 'warn', 'recovered a task whose worker was lost', {
+    logSafely(this.init.logger, level, 'recovered a task whose worker was lost', {
       taskId,
       outcome,
       ...(failure === undefined ? {} : { reason: failure }),
