@@ -40,16 +40,22 @@ import {
 /** A task is resumed at most this many times by default; the next loss fails it. */
 export const DEFAULT_MAX_RESUMES = 3;
 
-/** Tasks read per `findLapsedLeases` call in a sweep. */
-export const DEFAULT_RECOVERY_BATCH = 100;
+/**
+ * Tasks read per `findLapsedLeases` call in a sweep (ADR 0132). The listing carries each task's record (ADR 0131),
+ * so a batch of 1,000 is about a megabyte; fewer listings, and fewer lanes idle while a batch's last takeovers
+ * land, than with 100.
+ */
+export const DEFAULT_RECOVERY_BATCH = 1000;
 
 /**
- * Tasks of a batch taken over at once (ADR 0130). One at a time, a takeover costs a read and a commit in turn, and
- * a server starting after a crash that left 100,000 tasks running spent minutes on them; at once, the stores'
- * group commits fold the takeovers into a few transactions. Racing takeovers of one task are safe anyway (a
- * fenced commit: one lands), so the bound is only on what one sweep holds in flight.
+ * Tasks of a batch taken over at once (ADR 0130, 128 since ADR 0132). One at a time, a takeover costs a commit
+ * round trip, and a server starting after a crash that left 100,000 tasks running spent minutes on them; at once,
+ * the stores' group commits fold the takeovers into a few transactions. 128 is two of PostgreSQL's group-commit
+ * batches (64 each): one in flight while the next fills, so the database never waits for the server. Racing
+ * takeovers of one task are safe anyway (a fenced commit: one lands), so the bound is only on what one sweep
+ * holds in flight.
  */
-export const DEFAULT_RECOVERY_CONCURRENCY = 32;
+export const DEFAULT_RECOVERY_CONCURRENCY = 128;
 
 /** Task ids of each outcome a sweep's summary line names; the counts cover the rest (ADR 0131). */
 export const SUMMARY_TASK_IDS = 20;
@@ -77,7 +83,7 @@ export interface TaskRecoveryInit {
   readonly resumable: boolean;
   readonly maxResumes?: number;
   readonly batchSize?: number;
-  /** Takeovers of one batch in flight at once (default 32). */
+  /** Takeovers of one batch in flight at once (default 128). */
   readonly concurrency?: number;
   /** How a takeover the store fails is retried (default: the worker's writes' schedule). */
   readonly retry?: WriteRetryPolicy;
