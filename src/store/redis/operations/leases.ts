@@ -37,7 +37,8 @@ export async function findLapsedLeases(ctx: RedisStoreContext, limit: number): P
       const out: LapsedTask[] = [];
       for (let i = 0; i + 1 < r.length; i += 2) {
         const record = toStoredTask(r[i + 1]!);
-        // The script lists only tasks whose hash holds a fence and a lease owner, so both are there.
+        // The script lists only tasks whose hash holds a fence and a lease owner; one without a lease expiry
+        // (never put in the lease index so) holds no lease to lapse, and is not listed.
         if (record?.lease === undefined) continue;
         out.push({
           tenant: scope.tenant,
