@@ -272,6 +272,42 @@ async function sweep(kind) {
   }
 }
 
+/** The lease index's predicate, as the stores' findLapsedLeases repeat it (so SQLite may use the partial index). */
+const RUNNING_LEASED = `lease_expires_at IS NOT NULL AND kind = 'task'
+  AND status_state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING')`;
+
+/**
+ * What the recovery part polls while the server works, on one connection kept open: whether a task still holds the
+ * dead worker's lease (walks the partial lease index, which holds only running leased tasks, and stops at the first
+ * match), and whether any task is still open. A count over the table on a new connection every 100 ms, as before,
+ * cost the database about 5 s of CPU during a 13 s run, taken from the server it measures on a 2-core machine.
+ */
+async function poller(kind, store) {
+  const held = (t) =>
+    `SELECT EXISTS (SELECT 1 FROM ${t} WHERE lease_expires_at <= 9007199254740991 AND ${RUNNING_LEASED}
+       AND lease_owner = 'bench-dead-worker') AS v`;
+  const open = (t) =>
+    `SELECT EXISTS (SELECT 1 FROM ${t} WHERE ${kind === 'postgres' ? 'NOT terminal' : 'terminal = 0'}) AS v`;
+  if (kind === 'postgres') {
+    const { default: pg } = await import('pg');
+    const u = new URL(store.url);
+    const t = `"${u.searchParams.get('schema')}".a2a_tasks`;
+    u.searchParams.delete('schema');
+    const client = new pg.Client({ connectionString: u.toString() });
+    await client.connect();
+    const ask = async (sql) => (await client.query(sql)).rows[0].v === true;
+    return { held: () => ask(held(t)), open: () => ask(open(t)), close: () => client.end() };
+  }
+  const { default: Database } = await import('better-sqlite3');
+  const db = new Database(pathOf(store), { readonly: true });
+  const ask = (sql) => db.prepare(sql).get().v === 1;
+  return {
+    held: async () => ask(held('a2a_tasks INDEXED BY a2a_tasks_lease')),
+    open: async () => ask(open('a2a_tasks')),
+    close: async () => db.close(),
+  };
+}
+
 /** recovery: a server starts on `lapsedCount` lapsed tasks; how long until all are taken over, and finished. */
 async function recovery(kind) {
   const store = await lapsedTemplateStore(kind);
@@ -281,7 +317,7 @@ async function recovery(kind) {
       a2a_tasks: { lease_expires_at: String(now - 60_000) },
     });
     const total = await countOf(kind, store, `lease_owner = 'bench-dead-worker'`);
-    const open = kind === 'postgres' ? 'NOT terminal' : 'terminal = 0';
+    const poll = await poller(kind, store);
     const t0 = performance.now();
     const server = await startServer('a2a-once.mjs', [
       store.url,
@@ -292,9 +328,8 @@ async function recovery(kind) {
     try {
       const ready = performance.now() - t0;
       while (performance.now() - t0 < 600_000) {
-        if (takenAt === undefined && (await countOf(kind, store, `lease_owner = 'bench-dead-worker'`)) === 0)
-          takenAt = performance.now() - t0;
-        if (takenAt !== undefined && (await countOf(kind, store, open)) === 0) {
+        if (takenAt === undefined && !(await poll.held())) takenAt = performance.now() - t0;
+        if (takenAt !== undefined && !(await poll.open())) {
           doneAt = performance.now() - t0;
           break;
         }
@@ -315,6 +350,7 @@ async function recovery(kind) {
         ],
       ];
     } finally {
+      await poll.close();
       await server.stop();
     }
   } finally {

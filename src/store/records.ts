@@ -58,6 +58,13 @@ export interface LapsedTask {
   readonly fence: number;
   /** The lease that lapsed. */
   readonly lease: TaskLease;
+  /**
+   * The task as the listing read it, in the same read as `fence` and `lease` (so `record.fence` is `fence` and
+   * `record.lease` is `lease`): recovery takes the task over from it, pinned to its fence and seq, without reading
+   * it again (ADR 0131). A write made since the listing moved the seq or the fence, so a takeover built from
+   * this record is refused and recovery sees the task as changed.
+   */
+  readonly record: StoredTask;
 }
 
 /** The running tasks whose lease has not lapsed yet, over every scope (`TaskStore.leaseCensus`). */

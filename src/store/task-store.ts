@@ -346,8 +346,10 @@ export interface TaskStore {
 
   /**
    * SUBMITTED or WORKING tasks, over every scope, whose lease lapsed at or before the store's now (at most
-   * `limit`, oldest lapse first). Tasks without a lease are never listed. Recovery takes each over with a
-   * `commit` expecting its `fence` (so of racing recoverers exactly one wins).
+   * `limit`, oldest lapse first), each with its record read in the same read as its fence and lease. Tasks
+   * without a lease are never listed. Recovery takes each over from that record with a `commit` expecting its
+   * fence and seq (so of racing recoverers exactly one wins, and a task written to since the listing is
+   * refused, not overwritten: ADR 0131).
    */
   findLapsedLeases(limit: number): Promise<LapsedTask[]>;
 

@@ -45,14 +45,27 @@ export async function startReplicas(
   return { replicas, logs };
 }
 
-/** Which of `replicas` logged that it recovered task `taskId`, and how. */
+/**
+ * Which of `replicas` logged that it recovered task `taskId`, and how: a takeover a request made has its own warn
+ * line; a sweep's are named in the sweep's warn summary (ADR 0131; their own lines are at info, which `serve`
+ * writes only with --verbose).
+ */
 export function recoveriesOf(replicas: readonly ServeProcess[], taskId: string): string[] {
   // Complete lines only: the last one may still be arriving.
   const lines = (text: string) => text.slice(0, text.lastIndexOf('\n') + 1).split('\n');
+  const named = (ids: unknown) => typeof ids === 'string' && ids.split(',').includes(taskId);
   return replicas.flatMap((r) =>
     lines(r.stderr())
-      .filter((l) => l.includes('recovered a task whose worker was lost') && l.includes(taskId))
-      .map((l) => (JSON.parse(l) as { outcome: string }).outcome),
+      .filter((l) => l.startsWith('{') && l.includes(taskId))
+      .flatMap((l) => {
+        const line = JSON.parse(l) as Record<string, unknown>;
+        if (line.message === 'recovered a task whose worker was lost') return [String(line.outcome)];
+        if (line.message !== 'recovered tasks whose worker was lost') return [];
+        return [
+          ...(named(line.resumedTaskIds) ? ['resumed'] : []),
+          ...(named(line.failedTaskIds) ? ['failed'] : []),
+        ];
+      }),
   );
 }
 

@@ -218,8 +218,20 @@ export function leaseContract(make: MakeStore): void {
       await store.createTask(ALICE, { task: makeTask('a2'), lease: lease('w-a2', 5000) });
       clock.set(start + 2999);
       expect(await store.findLapsedLeases(10)).toEqual([
-        { ...ALICE, taskId: 'a1', fence: 1, lease: { owner: 'w-a1', expiresAt: start + 1000 } },
-        { ...OTHER_TENANT, taskId: 'o1', fence: 1, lease: { owner: 'w-o1', expiresAt: start + 2000 } },
+        {
+          ...ALICE,
+          taskId: 'a1',
+          fence: 1,
+          lease: { owner: 'w-a1', expiresAt: start + 1000 },
+          record: await store.getTask(ALICE, 'a1'),
+        },
+        {
+          ...OTHER_TENANT,
+          taskId: 'o1',
+          fence: 1,
+          lease: { owner: 'w-o1', expiresAt: start + 2000 },
+          record: await store.getTask(OTHER_TENANT, 'o1'),
+        },
       ]);
       // A lease lapses at its expiry instant.
       clock.set(start + 3000);
@@ -230,6 +242,7 @@ export function leaseContract(make: MakeStore): void {
         taskId: 'b1',
         fence: 1,
         lease: { owner: 'w-b1', expiresAt: start + 3000 },
+        record: await store.getTask(BOB, 'b1'),
       });
       expect((await store.findLapsedLeases(2)).map((t) => t.taskId)).toEqual(['a1', 'o1']);
       expect(await store.findLapsedLeases(0)).toEqual([]);
@@ -261,6 +274,106 @@ export function leaseContract(make: MakeStore): void {
         'submitted',
         'working',
       ]);
+    });
+
+    it('returns each task as the listing read it: fence, seq, lease and content of one read (ADR 0131)', async () => {
+      const { store, clock } = h();
+      const task = makeTask('t1');
+      await store.createTask(ALICE, { task, lease: { owner: 'w', ttlMs: TTL } });
+      // A worker's writes before the lapse: the listed record must carry them (seq 2, the WORKING state, the text).
+      await moveTo(store, 't1', 'TASK_STATE_WORKING');
+      const progress = withState(task, 'TASK_STATE_WORKING');
+      const wrote = await store.commit(ALICE, 't1', {
+        expectFence: 1,
+        task: { ...progress, artifacts: [{ artifactId: 'a1', parts: [{ text: 'half done' }] }] },
+        events: [statusEvent(task, 'TASK_STATE_WORKING', 'halfway')],
+      });
+      expect(wrote.ok).toBe(true);
+      clock.advance(TTL);
+      const [listed] = await store.findLapsedLeases(10);
+      const stored = await store.getTask(ALICE, 't1');
+      expect(listed?.record).toEqual(stored);
+      expect(listed?.record).toMatchObject({ fence: listed?.fence, seq: 2, lease: listed?.lease });
+      expect(listed?.record.task.artifacts?.[0]?.parts).toEqual([{ text: 'half done' }]);
+    });
+
+    it('a takeover built from a listed record is refused once the task moved on after the listing', async () => {
+      const { store, clock } = h();
+      for (const id of ['wrote', 'continued', 'renewed', 'untouched']) {
+        await store.createTask(ALICE, { task: makeTask(id), lease: { owner: 'w', ttlMs: TTL } });
+      }
+      clock.advance(TTL);
+      const listed = await store.findLapsedLeases(10);
+      expect(listed.map((l) => l.taskId).sort()).toEqual(['continued', 'renewed', 'untouched', 'wrote']);
+      // After the listing: the lost worker writes (seq moves), another writer raises the fence, the worker
+      // renews (neither fence nor seq moves: ADR 0037 lets that takeover land, the worker learns at its next write).
+      await moveTo(store, 'wrote', 'TASK_STATE_WORKING');
+      const raised = await store.commit(ALICE, 'continued', {
+        expectFence: 1,
+        nextFence: 2,
+        task: makeTask('continued'),
+        events: [],
+      });
+      expect(raised.ok).toBe(true);
+      expect(await store.renewLease(ALICE, 'renewed', 1, 'w', TTL)).toBe(true);
+      const outcomes: Record<string, boolean> = {};
+      for (const l of listed) {
+        const r = await store.commit(ALICE, l.taskId, {
+          expectFence: l.record.fence,
+          expectSeq: l.record.seq,
+          nextFence: l.record.fence + 1,
+          task: withState(l.record.task, 'TASK_STATE_FAILED'),
+          events: [statusEvent(l.record.task, 'TASK_STATE_FAILED', 'lost')],
+          lease: null,
+        });
+        outcomes[l.taskId] = r.ok;
+        // A refused takeover reports the task as it now stands, so recovery sees what changed.
+        if (!r.ok) expect(r.current).toEqual(await store.getTask(ALICE, l.taskId));
+      }
+      expect(outcomes).toEqual({ wrote: false, continued: false, renewed: true, untouched: true });
+      expect((await store.getTask(ALICE, 'wrote'))?.task.status.state).toBe('TASK_STATE_WORKING');
+      expect((await store.getTask(ALICE, 'continued'))?.fence).toBe(2);
+    });
+
+    it('of two recoverers listing the same lapsed tasks, exactly one takeover of each lands', async () => {
+      const { stores, close } = await racers(h());
+      try {
+        const { store, clock } = h();
+        const ids = Array.from({ length: 20 }, (_, i) => `t${i}`);
+        for (const id of ids) {
+          await store.createTask(ALICE, { task: makeTask(id), lease: { owner: 'lost', ttlMs: TTL } });
+        }
+        clock.advance(TTL);
+        const recoverer = async (s: TaskStore, name: string): Promise<string[]> => {
+          const won: string[] = [];
+          await Promise.all(
+            (await s.findLapsedLeases(100)).map(async (l) => {
+              const r = await s.commit(ALICE, l.taskId, {
+                expectFence: l.record.fence,
+                expectSeq: l.record.seq,
+                nextFence: l.record.fence + 1,
+                task: withState(l.record.task, 'TASK_STATE_WORKING'),
+                events: [statusEvent(l.record.task, 'TASK_STATE_WORKING', `taken by ${name}`)],
+                lease: { owner: name, ttlMs: TTL },
+              });
+              if (r.ok) won.push(l.taskId);
+            }),
+          );
+          return won;
+        };
+        const [a, b] = await Promise.all([
+          recoverer(stores[0]!, 'a'),
+          recoverer(stores[stores.length - 1]!, 'b'),
+        ]);
+        expect([...a, ...b].sort()).toEqual([...ids].sort());
+        for (const id of ids) {
+          const t = await store.getTask(ALICE, id);
+          expect(t).toMatchObject({ fence: 2, seq: 1, lease: { owner: a.includes(id) ? 'a' : 'b' } });
+        }
+        expect(await store.findLapsedLeases(100)).toEqual([]);
+      } finally {
+        await close();
+      }
     });
 
     it('refuses a limit that is not a whole number', async () => {

@@ -130,7 +130,13 @@ describe.each([
       });
       clock.advance(1000);
       expect(await store.findLapsedLeases(10)).toEqual([
-        { ...ALICE, taskId: 'old', fence: 2, lease: { owner: 'w', expiresAt: clock.now() } },
+        {
+          ...ALICE,
+          taskId: 'old',
+          fence: 2,
+          lease: { owner: 'w', expiresAt: clock.now() },
+          record: await store.getTask(ALICE, 'old'),
+        },
       ]);
 
       // Version 4: a task from before has no parent renewal until its parent first renews it.

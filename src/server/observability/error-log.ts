@@ -36,7 +36,7 @@ function shown(value: unknown): string {
 /** Writes one line; a throwing logger is ignored (it must not turn an answer into a failure). */
 export function logSafely(
   logger: ServerLogger,
-  level: 'warn' | 'error',
+  level: 'info' | 'warn' | 'error',
   message: string,
   fields: LogFields,
 ): void {

@@ -21,9 +21,9 @@ export interface RecoveryOptions {
   readonly intervalMs?: number;
   /** Times a task may be resumed; the next loss fails it (default 3). */
   readonly maxResumes?: number;
-  /** Tasks read per store query in a sweep (default 100). */
+  /** Tasks read per store query in a sweep (default 1,000; ADR 0132). */
   readonly batchSize?: number;
-  /** Takeovers of one batch in flight at once (default 32; ADR 0130). */
+  /** Takeovers of one batch in flight at once (default 128; ADR 0130, ADR 0132). */
   readonly concurrency?: number;
 }
 

@@ -40,16 +40,25 @@ import {
 /** A task is resumed at most this many times by default; the next loss fails it. */
 export const DEFAULT_MAX_RESUMES = 3;
 
-/** Tasks read per `findLapsedLeases` call in a sweep. */
-export const DEFAULT_RECOVERY_BATCH = 100;
+/**
+ * Tasks read per `findLapsedLeases` call in a sweep (ADR 0132). The listing carries each task's record (ADR 0131),
+ * so a batch of 1,000 is about a megabyte; fewer listings, and fewer lanes idle while a batch's last takeovers
+ * land, than with 100.
+ */
+export const DEFAULT_RECOVERY_BATCH = 1000;
 
 /**
- * Tasks of a batch taken over at once (ADR 0130). One at a time, a takeover costs a read and a commit in turn, and
- * a server starting after a crash that left 100,000 tasks running spent minutes on them; at once, the stores'
- * group commits fold the takeovers into a few transactions. Racing takeovers of one task are safe anyway (a
- * fenced commit: one lands), so the bound is only on what one sweep holds in flight.
+ * Tasks of a batch taken over at once (ADR 0130, 128 since ADR 0132). One at a time, a takeover costs a commit
+ * round trip, and a server starting after a crash that left 100,000 tasks running spent minutes on them; at once,
+ * the stores' group commits fold the takeovers into a few transactions. 128 is two of PostgreSQL's group-commit
+ * batches (64 each): one in flight while the next fills, so the database never waits for the server. Racing
+ * takeovers of one task are safe anyway (a fenced commit: one lands), so the bound is only on what one sweep
+ * holds in flight.
  */
-export const DEFAULT_RECOVERY_CONCURRENCY = 32;
+export const DEFAULT_RECOVERY_CONCURRENCY = 128;
+
+/** Task ids of each outcome a sweep's summary line names; the counts cover the rest (ADR 0131). */
+export const SUMMARY_TASK_IDS = 20;
 
 /** What a recovery sweep did. */
 export interface RecoveryReport {
@@ -74,7 +83,7 @@ export interface TaskRecoveryInit {
   readonly resumable: boolean;
   readonly maxResumes?: number;
   readonly batchSize?: number;
-  /** Takeovers of one batch in flight at once (default 32). */
+  /** Takeovers of one batch in flight at once (default 128). */
   readonly concurrency?: number;
   /** How a takeover the store fails is retried (default: the worker's writes' schedule). */
   readonly retry?: WriteRetryPolicy;
@@ -123,7 +132,8 @@ export class TaskRecovery {
   async touched(scope: Scope, record: StoredTask): Promise<StoredTask> {
     if (!this.lapsed(record)) return record;
     try {
-      return (await this.#recover(scope, record)).record;
+      // A takeover nobody else reports on: its own line at warn.
+      return (await this.#recover(scope, record, 'warn')).record;
     } catch (err) {
       logSafely(this.init.logger, 'warn', 'could not recover a task whose worker was lost', {
         taskId: record.task.id,
@@ -141,6 +151,7 @@ export class TaskRecovery {
    */
   async runOnce(): Promise<RecoveryReport> {
     const count = { resumed: 0, failed: 0, renewed: 0, skipped: 0 };
+    const named: Record<'resumed' | 'failed', string[]> = { resumed: [], failed: [] };
     for (;;) {
       const lapsed = await this.init.store.findLapsedLeases(this.#batchSize);
       let progress = 0;
@@ -153,6 +164,8 @@ export class TaskRecovery {
           try {
             const outcome = await this.#recoverLapsed(l);
             count[outcome]++;
+            if ((outcome === 'resumed' || outcome === 'failed') && named[outcome].length < SUMMARY_TASK_IDS)
+              named[outcome].push(l.taskId);
             if (outcome !== 'skipped') progress++;
           } catch (error) {
             failure ??= { error };
@@ -161,18 +174,45 @@ export class TaskRecovery {
       };
       await Promise.all(Array.from({ length: Math.min(this.#concurrency, lapsed.length) }, lane));
       // The first store error ends the sweep, once the takeovers already in flight have settled.
-      if (failure !== undefined) throw failure.error;
-      if (lapsed.length < this.#batchSize || progress === 0) return count;
+      if (failure !== undefined) {
+        this.#summarise(count, named);
+        throw failure.error;
+      }
+      if (lapsed.length < this.#batchSize || progress === 0) {
+        this.#summarise(count, named);
+        return count;
+      }
     }
   }
 
-  /** Recovers one listed task, unless it changed since it was listed (then `skipped`). */
+  /**
+   * The sweep's one warn line (ADR 0131): how many tasks it took over and how, naming the first
+   * `SUMMARY_TASK_IDS` of each outcome (comma-separated), so the few tasks of an everyday loss are named at warn
+   * and a start-up after a crash of thousands writes one bounded line. Each takeover also has its own line at
+   * info, and the task itself says what happened in its status message. A sweep that took nothing over says
+   * nothing.
+   */
+  #summarise(count: Record<Outcome, number>, named: Record<'resumed' | 'failed', string[]>): void {
+    if (count.resumed + count.failed === 0) return;
+    logSafely(this.init.logger, 'warn', 'recovered tasks whose worker was lost', {
+      tasks: count.resumed + count.failed,
+      resumed: count.resumed,
+      failed: count.failed,
+      renewed: count.renewed,
+      skipped: count.skipped,
+      ...(named.resumed.length > 0 ? { resumedTaskIds: named.resumed.join(',') } : {}),
+      ...(named.failed.length > 0 ? { failedTaskIds: named.failed.join(',') } : {}),
+    });
+  }
+
+  /**
+   * Recovers one listed task from the record the listing read with it (ADR 0131): no second read. A task that
+   * changed since it was listed is refused by the takeover's compare-and-set on its fence and seq (then
+   * `skipped`), so a stale listing costs nothing but that commit.
+   */
   async #recoverLapsed(l: LapsedTask): Promise<Outcome> {
     const scope: Scope = { tenant: l.tenant, owner: l.owner };
-    const record = await this.init.store.getTask(scope, l.taskId);
-    return record && record.fence === l.fence && this.lapsed(record)
-      ? (await this.#recover(scope, record)).outcome
-      : 'skipped';
+    return this.lapsed(l.record) ? (await this.#recover(scope, l.record, 'info')).outcome : 'skipped';
   }
 
   /**
@@ -192,8 +232,15 @@ export class TaskRecovery {
     }
   }
 
-  /** Renews a live local worker, or takes the task over and resumes or fails it. */
-  async #recover(scope: Scope, record: StoredTask): Promise<{ outcome: Outcome; record: StoredTask }> {
+  /**
+   * Renews a live local worker, or takes the task over and resumes or fails it; the takeover's line is written at
+   * `level` (info in a sweep, which sums up at warn; warn for a task a request touched).
+   */
+  async #recover(
+    scope: Scope,
+    record: StoredTask,
+    level: 'info' | 'warn',
+  ): Promise<{ outcome: Outcome; record: StoredTask }> {
     const { store, runner } = this.init;
     const taskId = record.task.id;
     const local = runner.liveWorker(scope, taskId, record.fence);
@@ -236,7 +283,7 @@ export class TaskRecovery {
     if (!res.ok) return { outcome: 'skipped', record: res.current ?? record };
     const outcome = failure === undefined ? 'resumed' : 'failed';
     countSafely(this.init.metrics, METRIC.recoveries.name, { [OUTCOME_ATTR]: outcome });
-    logSafely(this.init.logger, 'warn', 'recovered a task whose worker was lost', {
+    logSafely(this.init.logger, level, 'recovered a task whose worker was lost', {
       taskId,
       outcome,
       ...(failure === undefined ? {} : { reason: failure }),

@@ -42,7 +42,7 @@ export function findLapsedLeases(state: MemoryState, limit: number, now: number)
     const lease = r.lease!;
     if (lease.expiresAt > now) break;
     const p = e.partition;
-    lapsed.push({ tenant: p.tenant, owner: p.owner, taskId: r.task.id, fence: r.fence, lease });
+    lapsed.push({ tenant: p.tenant, owner: p.owner, taskId: r.task.id, fence: r.fence, lease, record: r });
   }
   return lapsed;
 }

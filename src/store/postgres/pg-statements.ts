@@ -240,7 +240,7 @@ export function pgStatements(t: PgTables) {
       WHERE tenant = $1 AND owner = $2 AND id = $3 AND fence = $4 AND lease_owner = $5
       RETURNING id`,
     // Reads the partial index a2a_tasks_lease in order; its predicate is repeated here (see the schema).
-    findLapsedLeases: `SELECT tenant, owner, id, fence, lease_owner, lease_expires_at FROM ${t.tasks}
+    findLapsedLeases: `SELECT tenant, owner, id, ${TASK_COLUMNS} FROM ${t.tasks}
       WHERE lease_expires_at <= $1 AND lease_expires_at IS NOT NULL AND kind = 'task'
         AND status_state IN ${RUNNING_STATES_SQL}
       ORDER BY lease_expires_at LIMIT $2`,

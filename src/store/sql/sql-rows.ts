@@ -32,14 +32,11 @@ export interface TaskRow {
   lease_expires_at: unknown;
 }
 
-/** A row of `findLapsedLeases`. */
-export interface LapsedRow {
+/** A row of `findLapsedLeases`: the task's scope and id, and its record's columns. */
+export interface LapsedRow extends TaskRow {
   tenant: unknown;
   owner: unknown;
   id: unknown;
-  fence: unknown;
-  lease_owner: unknown;
-  lease_expires_at: unknown;
 }
 
 /** A row of `a2a_steps`. */
@@ -128,14 +125,21 @@ export function toLease(owner: unknown, expiresAt: unknown): TaskLease | undefin
   return { owner, expiresAt: toInt(expiresAt) };
 }
 
-/** Maps a row of `findLapsedLeases` (its lease columns are never NULL: the query selects on them). */
+/**
+ * Maps a row of `findLapsedLeases`: its scope and id, and the record read with it (ADR 0131). Its lease columns
+ * are never NULL (the query selects on them); a row without would be a store bug, and is refused loudly.
+ */
 export function toLapsedTask(row: LapsedRow): LapsedTask {
+  const record = toStoredTask(row);
+  const lease = record.lease;
+  if (lease === undefined) throw new TypeError('findLapsedLeases read a row without a lease');
   return {
     tenant: String(row.tenant),
     owner: String(row.owner),
     taskId: String(row.id),
-    fence: toInt(row.fence),
-    lease: { owner: String(row.lease_owner), expiresAt: toInt(row.lease_expires_at) },
+    fence: record.fence,
+    lease,
+    record,
   };
 }
 

@@ -119,7 +119,7 @@ export const SQL = {
   // INDEXED BY: without statistics SQLite would rather take a2a_tasks_interrupted for the state list, then sort
   // every running task; and should the predicate ever drift from the index's, the statement fails to prepare
   // instead of silently scanning.
-  findLapsedLeases: `SELECT tenant, owner, id, fence, lease_owner, lease_expires_at FROM a2a_tasks
+  findLapsedLeases: `SELECT tenant, owner, id, ${TASK_COLUMNS} FROM a2a_tasks
     INDEXED BY a2a_tasks_lease WHERE lease_expires_at <= @now AND lease_expires_at IS NOT NULL AND kind = 'task'
       AND status_state IN ${RUNNING_STATES_SQL}
     ORDER BY lease_expires_at LIMIT @limit`,

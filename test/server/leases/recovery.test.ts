@@ -42,6 +42,10 @@ describe.each(STORE_KINDS)('recovery of lost workers on %s', (kind) => {
     const record = await stored(s.store, task.id);
     expect(record.fence).toBe(2);
     expect(record.lease).toBeUndefined();
+    // A takeover a request made is no sweep's: its own line is at warn.
+    expect(
+      b.logger.lines.filter((l) => l.message === 'recovered a task whose worker was lost'),
+    ).toMatchObject([{ level: 'warn', fields: { taskId: task.id, outcome: 'failed', fence: 2 } }]);
 
     // The lost worker comes back: its next write is refused and its signal aborts.
     lostAgent.gate(0).open();
@@ -168,8 +172,29 @@ describe.each(STORE_KINDS)('recovery of lost workers on %s', (kind) => {
     });
     for (const t of [first.task, second.task])
       expect((await stored(s.store, t.id)).task.status.state).toBe('TASK_STATE_FAILED');
+    // One line per task at info, which names it; one warn line for the sweep (ADR 0131).
     const lines = b.logger.lines.filter((l) => l.message === 'recovered a task whose worker was lost');
     expect(lines.map((l) => l.fields?.outcome).sort()).toEqual(['failed', 'failed']);
+    expect(lines.map((l) => l.level)).toEqual(['info', 'info']);
+    expect(lines.map((l) => l.fields?.taskId).sort()).toEqual([first.task.id, second.task.id].sort());
+    const warned = b.logger.lines.filter((l) => l.level === 'warn');
+    expect(String(warned[0]?.fields?.failedTaskIds).split(',').sort()).toEqual(
+      [first.task.id, second.task.id].sort(),
+    );
+    expect(warned).toEqual([
+      {
+        level: 'warn',
+        message: 'recovered tasks whose worker was lost',
+        fields: {
+          tasks: 2,
+          resumed: 0,
+          failed: 2,
+          renewed: 0,
+          skipped: 0,
+          failedTaskIds: String(warned[0]?.fields?.failedTaskIds),
+        },
+      },
+    ]);
     lostAgent.gate(0).open();
     lostAgent.gate(1).open();
   });

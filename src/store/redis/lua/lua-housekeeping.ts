@@ -16,13 +16,16 @@ reindex(id, d, n)
 return 1
 `;
 
-/** findLapsedLeases on one scope (read-only). ARGV: now, limit. Flat: id, fence, owner, expiry, ... */
+/**
+ * findLapsedLeases on one scope (read-only). ARGV: now, limit. Flat: id, the task's fields (taskFields), ...: the
+ * record is read with the listing, so recovery need not read it again (ADR 0131).
+ */
 export const LUA_LAPSED = `
 local out = {}
 for _, id in ipairs(redis.call('ZRANGEBYSCORE', IX_LEASE, '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))) do
-  local v = redis.call('HMGET', K('t', id), 'f', 'lo', 'le')
-  if v[1] and v[2] then
-    out[#out + 1] = id; out[#out + 1] = v[1]; out[#out + 1] = v[2]; out[#out + 1] = v[3]
+  local v = taskFields(K('t', id))
+  if v[4] and v[8] then
+    out[#out + 1] = id; out[#out + 1] = v
   end
 end
 return out

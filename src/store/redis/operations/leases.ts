@@ -7,7 +7,7 @@ import type { Scope } from '../../scope.js';
 import { leaseInputError } from '../../sql/lease.js';
 import { checkLimit, checkOwnerAndTtl } from '../../sql/worker-lease.js';
 import { scopeTag } from '../redis-keys.js';
-import { list, replyInt } from '../redis-records.js';
+import { list, replyInt, toStoredTask } from '../redis-records.js';
 import { SCRIPTS } from '../redis-scripts.js';
 import { scopeBase, send, type RedisStoreContext } from './store-context.js';
 
@@ -35,13 +35,18 @@ export async function findLapsedLeases(ctx: RedisStoreContext, limit: number): P
     (await ctx.scopes.scopes()).map(async ({ tag, scope }) => {
       const r = list(await SCRIPTS.lapsed.run(ctx.conn, [ctx.keys.base(tag)], [now, String(limit)]));
       const out: LapsedTask[] = [];
-      for (let i = 0; i + 3 < r.length; i += 4) {
+      for (let i = 0; i + 1 < r.length; i += 2) {
+        const record = toStoredTask(r[i + 1]!);
+        // The script lists only tasks whose hash holds a fence and a lease owner; one without a lease expiry
+        // (never put in the lease index so) holds no lease to lapse, and is not listed.
+        if (record?.lease === undefined) continue;
         out.push({
           tenant: scope.tenant,
           owner: scope.owner,
           taskId: String(r[i]),
-          fence: replyInt(r[i + 1]),
-          lease: { owner: String(r[i + 2]), expiresAt: replyInt(r[i + 3]) },
+          fence: record.fence,
+          lease: record.lease,
+          record,
         });
       }
       return out;
