@@ -237,7 +237,7 @@ export class A2ARequestHandler implements RequestHandler {
       return { ...admission, record: await this.recovery.touched(admission.scope, admission.record) };
     }
     try {
-      this.runner.start({
+      void this.runner.start({
         scope: admission.scope,
         record: admission.record,
         message: admission.message,

@@ -128,7 +128,7 @@ export class TaskResume {
   }
 
   #start(scope: Scope, record: StoredTask, message: Message): void {
-    this.deps.runner().start({
+    void this.deps.runner().start({
       scope,
       record,
       message,

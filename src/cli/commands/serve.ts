@@ -158,7 +158,9 @@ function waitText(ms: number): string {
  */
 export function recoveryLine(r: StartupRecoveryReport, intervalMs?: number): string {
   const n = r.resumed + r.failed;
-  const done = `a2a-once recovered ${n} task(s) on start-up: ${r.resumed} resumed, ${r.failed} failed`;
+  const deferred =
+    r.deferred > 0 ? ` (${r.deferred} more resumable task(s) wait until a resumed turn ends)` : '';
+  const done = `a2a-once recovered ${n} task(s) on start-up: ${r.resumed} resumed, ${r.failed} failed${deferred}`;
   const held = r.stillLeased;
   if (held === undefined || held.held === 0) return done;
   const first =

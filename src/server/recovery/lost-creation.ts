@@ -127,7 +127,7 @@ export class LostCreations {
       taskId,
       fence: 2,
     });
-    runner.start({
+    void runner.start({
       scope,
       record: res.record,
       message: turn.message,

@@ -25,9 +25,14 @@ export interface RecoveryOptions {
   readonly batchSize?: number;
   /** Takeovers of one batch in flight at once (default 128; ADR 0130, ADR 0132). */
   readonly concurrency?: number;
+  /** Turns resumed by recovery running here at once (default 256; ADR 0137); past it, tasks wait lapsed. */
+  readonly maxResumedTurns?: number;
 }
 
-const NOTHING: RecoveryReport = { resumed: 0, failed: 0, renewed: 0, skipped: 0 };
+/** How long after a resumed turn freed a slot the next sweep starts, when tasks were deferred (ADR 0137). */
+const SLOT_SWEEP_DELAY_MS = 20;
+
+const NOTHING: RecoveryReport = { resumed: 0, failed: 0, renewed: 0, skipped: 0, deferred: 0 };
 
 /** Runs recovery at start-up and periodically while started. */
 export class RecoverySchedule {
@@ -36,6 +41,9 @@ export class RecoverySchedule {
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<RecoveryReport> | undefined;
   #stopped = true;
+  /** Tasks the last sweep deferred (ADR 0137): while any wait, a resumed turn's end starts the next sweep. */
+  #deferred = 0;
+  #cancelSlotWait: (() => void) | undefined;
 
   constructor(
     private readonly recovery: TaskRecovery,
@@ -62,6 +70,8 @@ export class RecoverySchedule {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#cancelSlotWait?.();
+    this.#cancelSlotWait = undefined;
     await this.#running;
   }
 
@@ -75,17 +85,35 @@ export class RecoverySchedule {
 
   #arm(): void {
     if (this.#stopped) return;
-    const wait = this.intervalMs * (1 + Math.random() * 0.1);
-    this.#timer = setTimeout(() => {
+    this.#cancelSlotWait?.();
+    this.#cancelSlotWait = undefined;
+    const sweep = () => {
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#cancelSlotWait?.();
+      this.#cancelSlotWait = undefined;
       void this.runOnce().finally(() => this.#arm());
-    }, wait);
+    };
+    const wait = this.intervalMs * (1 + Math.random() * 0.1);
+    this.#timer = setTimeout(sweep, wait);
     // A pending sweep must never keep a process alive that is otherwise done.
     this.#timer.unref();
+    if (this.#deferred > 0) {
+      // Tasks wait for a slot: the first resumed turn to end starts the next sweep, a moment later so that the
+      // turns ending together are one sweep, not one each.
+      this.#cancelSlotWait = this.recovery.onSlotFreed(() => {
+        this.#cancelSlotWait = undefined;
+        if (this.#timer) clearTimeout(this.#timer);
+        this.#timer = setTimeout(sweep, SLOT_SWEEP_DELAY_MS);
+        this.#timer.unref();
+      });
+    }
   }
 
   async #run(): Promise<RecoveryReport> {
     try {
-      return await this.recovery.runOnce();
+      const report = await this.recovery.runOnce();
+      this.#deferred = report.deferred;
+      return report;
     } catch (err) {
       logSafely(
         this.logger,

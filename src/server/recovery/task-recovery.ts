@@ -57,6 +57,14 @@ export const DEFAULT_RECOVERY_BATCH = 1000;
  */
 export const DEFAULT_RECOVERY_CONCURRENCY = 128;
 
+/**
+ * Turns that recovery resumed, running in this process at once (ADR 0137). A start-up after a crash can find
+ * thousands of resumable tasks; started all at once, their agents would take the process's memory and flood
+ * whatever they call. Past the bound a sweep leaves the rest lapsed (`deferred`) for the next sweep, here once a
+ * resumed turn ends, or on a replica with room.
+ */
+export const DEFAULT_MAX_RESUMED_TURNS = 256;
+
 /** Task ids of each outcome a sweep's summary line names; the counts cover the rest (ADR 0131). */
 export const SUMMARY_TASK_IDS = 20;
 
@@ -70,6 +78,11 @@ export interface RecoveryReport {
   readonly renewed: number;
   /** Tasks another recoverer (or the worker itself) changed first: left as they are. */
   readonly skipped: number;
+  /**
+   * Resumable tasks left lapsed because this process already ran `maxResumedTurns` resumed turns (ADR 0137): the
+   * next sweep takes them, here when a turn ends, or on another replica.
+   */
+  readonly deferred: number;
 }
 
 /** What recovery needs. */
@@ -85,6 +98,8 @@ export interface TaskRecoveryInit {
   readonly batchSize?: number;
   /** Takeovers of one batch in flight at once (default 128). */
   readonly concurrency?: number;
+  /** Turns resumed by recovery running here at once (default 256; ADR 0137). */
+  readonly maxResumedTurns?: number;
   /** How a takeover the store fails is retried (default: the worker's writes' schedule). */
   readonly retry?: WriteRetryPolicy;
   /** This process's new tasks whose creation answer was lost: started, never failed as lost (ADR 0052). */
@@ -101,13 +116,17 @@ export interface StillLeased {
   readonly firstLapseInMs?: number;
 }
 
-type Outcome = 'resumed' | 'failed' | 'renewed' | 'skipped';
+type Outcome = 'resumed' | 'failed' | 'renewed' | 'skipped' | 'deferred';
 
 /** Takes over tasks whose worker was lost. */
 export class TaskRecovery {
   readonly #maxResumes: number;
   readonly #batchSize: number;
   readonly #concurrency: number;
+  readonly #maxResumedTurns: number;
+  /** Resumed turns running, and takeovers in flight that will start one if they land. */
+  #resumedSlots = 0;
+  readonly #slotFreed = new Set<() => void>();
 
   constructor(private readonly init: TaskRecoveryInit) {
     this.#maxResumes = wholeNumber('recovery maxResumes', init.maxResumes ?? DEFAULT_MAX_RESUMES, 0);
@@ -117,6 +136,34 @@ export class TaskRecovery {
       init.concurrency ?? DEFAULT_RECOVERY_CONCURRENCY,
       1,
     );
+    this.#maxResumedTurns = wholeNumber(
+      'recovery maxResumedTurns',
+      init.maxResumedTurns ?? DEFAULT_MAX_RESUMED_TURNS,
+      1,
+    );
+  }
+
+  /** Resumed turns running here now (and takeovers in flight that would start one). */
+  get resumedTurns(): number {
+    return this.#resumedSlots;
+  }
+
+  /**
+   * Calls `listener` once, the next time a resumed turn ends and frees a slot (the schedule then sweeps again
+   * rather than wait out its interval); returns a function that cancels the call.
+   */
+  onSlotFreed(listener: () => void): () => void {
+    const once = () => {
+      this.#slotFreed.delete(once);
+      listener();
+    };
+    this.#slotFreed.add(once);
+    return () => this.#slotFreed.delete(once);
+  }
+
+  #releaseSlot(): void {
+    this.#resumedSlots--;
+    for (const l of [...this.#slotFreed]) l();
   }
 
   /** Whether `record` lost its worker as of now (cheap: no store call; callers check it before `recover`). */
@@ -150,7 +197,7 @@ export class TaskRecovery {
    * sweep tries again). A store error ends the sweep and is thrown to the caller (the schedule logs it).
    */
   async runOnce(): Promise<RecoveryReport> {
-    const count = { resumed: 0, failed: 0, renewed: 0, skipped: 0 };
+    const count = { resumed: 0, failed: 0, renewed: 0, skipped: 0, deferred: 0 };
     const named: Record<'resumed' | 'failed', string[]> = { resumed: [], failed: [] };
     for (;;) {
       const lapsed = await this.init.store.findLapsedLeases(this.#batchSize);
@@ -166,7 +213,7 @@ export class TaskRecovery {
             count[outcome]++;
             if ((outcome === 'resumed' || outcome === 'failed') && named[outcome].length < SUMMARY_TASK_IDS)
               named[outcome].push(l.taskId);
-            if (outcome !== 'skipped') progress++;
+            if (outcome !== 'skipped' && outcome !== 'deferred') progress++;
           } catch (error) {
             failure ??= { error };
           }
@@ -178,7 +225,8 @@ export class TaskRecovery {
         this.#summarise(count, named);
         throw failure.error;
       }
-      if (lapsed.length < this.#batchSize || progress === 0) {
+      // Deferred tasks are still lapsed, first in the listing's order: another batch would list them again.
+      if (lapsed.length < this.#batchSize || progress === 0 || count.deferred > 0) {
         this.#summarise(count, named);
         return count;
       }
@@ -200,6 +248,7 @@ export class TaskRecovery {
       failed: count.failed,
       renewed: count.renewed,
       skipped: count.skipped,
+      ...(count.deferred > 0 ? { deferred: count.deferred } : {}),
       ...(named.resumed.length > 0 ? { resumedTaskIds: named.resumed.join(',') } : {}),
       ...(named.failed.length > 0 ? { failedTaskIds: named.failed.join(',') } : {}),
     });
@@ -269,6 +318,32 @@ export class TaskRecovery {
         : resumes >= this.#maxResumes
           ? 'too-many-resumes'
           : undefined;
+    if (failure === undefined) {
+      // A slot for the turn this takeover starts, held from before the commit (lanes run at once) to the turn's end.
+      if (this.#resumedSlots >= this.#maxResumedTurns) return { outcome: 'deferred', record };
+      this.#resumedSlots++;
+    }
+    let started = false;
+    try {
+      const taken = await this.#commitTakeover(scope, record, turn, failure, resumes, level);
+      started = taken.started;
+      return { outcome: taken.outcome, record: taken.record };
+    } finally {
+      if (failure === undefined && !started) this.#releaseSlot();
+    }
+  }
+
+  /** The fenced takeover commit, then the resumed turn (if it resumes) or nothing more (failed). */
+  async #commitTakeover(
+    scope: Scope,
+    record: StoredTask,
+    turn: ReturnType<typeof lostTurnOf>,
+    failure: FailureReason | undefined,
+    resumes: number,
+    level: 'info' | 'warn',
+  ): Promise<{ outcome: Outcome; record: StoredTask; started: boolean }> {
+    const { store, runner } = this.init;
+    const taskId = record.task.id;
     const fence = record.fence + 1;
     // One write however often it is tried: a takeover that landed though its answer was lost is recognised by its
     // write id and its turn started here, rather than left to lapse again (ADR 0052).
@@ -280,7 +355,7 @@ export class TaskRecovery {
       policy.writeBudgetMs,
       () => {},
     );
-    if (!res.ok) return { outcome: 'skipped', record: res.current ?? record };
+    if (!res.ok) return { outcome: 'skipped', record: res.current ?? record, started: false };
     const outcome = failure === undefined ? 'resumed' : 'failed';
     countSafely(this.init.metrics, METRIC.recoveries.name, { [OUTCOME_ATTR]: outcome });
     logSafely(this.init.logger, level, 'recovered a task whose worker was lost', {
@@ -291,7 +366,7 @@ export class TaskRecovery {
       fence,
     });
     if (failure === undefined && turn !== undefined) {
-      runner.start({
+      const ended = runner.start({
         scope,
         record: res.record,
         message: turn.message,
@@ -301,8 +376,11 @@ export class TaskRecovery {
         principal: scope.owner === '' ? undefined : scope.owner,
         isResumed: true,
       });
+      const release = () => this.#releaseSlot();
+      ended.then(release, release);
+      return { outcome, record: res.record, started: true };
     }
-    return { outcome, record: res.record };
+    return { outcome, record: res.record, started: false };
   }
 
   /**

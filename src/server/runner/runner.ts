@@ -130,8 +130,8 @@ export class Runner {
     return this.#running.size;
   }
 
-  /** Starts a turn in the background. */
-  start(turn: TurnInit): void {
+  /** Starts a turn in the background; the promise settles when the turn has ended (recovery counts its turns). */
+  start(turn: TurnInit): Promise<void> {
     const worker = new TaskWorker({
       store: this.store,
       clock: this.clock,
@@ -159,6 +159,7 @@ export class Runner {
       this.#running.delete(done);
     });
     this.#running.add(done);
+    return done;
   }
 
   /** Counts an ended turn by the state it left its task in (ADR 0094). */

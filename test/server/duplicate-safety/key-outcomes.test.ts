@@ -372,7 +372,7 @@ describe.each(BINDINGS)(
           failNext = false;
           throw new Error('no worker available');
         }
-        start(turn);
+        return start(turn);
       };
       const key = freshKey();
       const m = keyedMessage('hello', key);
@@ -406,7 +406,7 @@ describe.each(BINDINGS)(
           failNext = false;
           throw new Error('no worker available');
         }
-        start(turn);
+        return start(turn);
       };
       const m = keyedMessage('hello');
       errorOf(await send(t.ep, binding, m));

@@ -52,7 +52,7 @@ function failNextStart(t: TestServer): void {
       fail = false;
       throw new Error('no worker available');
     }
-    start(turn);
+    return start(turn);
   };
 }
 

@@ -126,7 +126,13 @@ describe.each(STORE_KINDS)('worker leases on %s', (kind) => {
     s.clock.advance(80); // past the first grant: only the renewal keeps the task
     await until(async () => (await stored(s.store, task.id)).lease!.expiresAt > s.clock.now());
     const b = replica(s, await replicaStore(s), new GatedAgent(false));
-    expect(await b.handler.recovery.runOnce()).toEqual({ resumed: 0, failed: 0, renewed: 0, skipped: 0 });
+    expect(await b.handler.recovery.runOnce()).toEqual({
+      resumed: 0,
+      failed: 0,
+      renewed: 0,
+      skipped: 0,
+      deferred: 0,
+    });
     expect((await stored(s.store, task.id)).fence).toBe(1);
     expect(turn.ctx.signal.aborted).toBe(false);
     agent.gate(0).open();

@@ -77,6 +77,7 @@ describe.each(STORE_KINDS)('recovery of a backlog of lost tasks on %s', (kind) =
       failed: TASKS,
       renewed: 0,
       skipped: 0,
+      deferred: 0,
       stillLeased: { held: 0 },
     });
     expect(seen.commits).toBe(TASKS);
@@ -158,13 +159,25 @@ describe.each(STORE_KINDS)('recovery of a backlog of lost tasks on %s', (kind) =
       },
     });
     const b = replica(s, racing, new GatedAgent(false), { recovery: false });
-    expect(await b.handler.recovery.runOnce()).toEqual({ resumed: 0, failed: 2, renewed: 0, skipped: 1 });
+    expect(await b.handler.recovery.runOnce()).toEqual({
+      resumed: 0,
+      failed: 2,
+      renewed: 0,
+      skipped: 1,
+      deferred: 0,
+    });
     const moved = await stored(s.store, late!.id);
     // Not overwritten: the worker's late write stands, and the task is still the lost worker's, lapsed.
     expect(moved).toMatchObject({ fence: 1, seq: late!.seq });
     expect(moved.task.status.state).toBe('TASK_STATE_WORKING');
     // The next sweep lists it afresh and takes it over on top of that write.
-    expect(await b.handler.recovery.runOnce()).toEqual({ resumed: 0, failed: 1, renewed: 0, skipped: 0 });
+    expect(await b.handler.recovery.runOnce()).toEqual({
+      resumed: 0,
+      failed: 1,
+      renewed: 0,
+      skipped: 0,
+      deferred: 0,
+    });
     expect(await stored(s.store, late!.id)).toMatchObject({ fence: 2, seq: late!.seq + 1 });
     for (const id of ids) expect((await stored(s.store, id)).task.status.state).toBe('TASK_STATE_FAILED');
     for (let i = 0; i < 3; i++) lostAgent.gate(i).open();

@@ -52,7 +52,7 @@ describe.each(STORE_KINDS)('recovery while a creation is retried on %s', (kind) 
       localCallContext(),
     );
     const task = taskOf(res);
-    expect(sweep).toEqual({ resumed: 0, failed: 0, renewed: 0, skipped: 1 });
+    expect(sweep).toEqual({ resumed: 0, failed: 0, renewed: 0, skipped: 1, deferred: 0 });
     expect(task.status.state).not.toBe('TASK_STATE_FAILED');
     await turn; // the agent got its first turn
     agent.gate(0).open();

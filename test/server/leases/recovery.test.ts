@@ -168,6 +168,7 @@ describe.each(STORE_KINDS)('recovery of lost workers on %s', (kind) => {
       failed: 2,
       renewed: 0,
       skipped: 0,
+      deferred: 0,
       stillLeased: { held: 0 },
     });
     for (const t of [first.task, second.task])
@@ -213,6 +214,7 @@ describe.each(STORE_KINDS)('recovery of lost workers on %s', (kind) => {
       failed: 0,
       renewed: 0,
       skipped: 0,
+      deferred: 0,
       stillLeased: { held: 1, firstLapseInMs: LEASE_MS },
     });
 
@@ -264,7 +266,13 @@ describe.each(STORE_KINDS)('recovery of lost workers on %s', (kind) => {
     expect(record.fence).toBe(1);
     expect(record.lease?.expiresAt).toBe(s.clock.now() + LEASE_MS);
     expect(turn.ctx.signal.aborted).toBe(false);
-    expect(await a.handler.recovery.runOnce()).toEqual({ resumed: 0, failed: 0, renewed: 0, skipped: 0 });
+    expect(await a.handler.recovery.runOnce()).toEqual({
+      resumed: 0,
+      failed: 0,
+      renewed: 0,
+      skipped: 0,
+      deferred: 0,
+    });
 
     agent.gate(0).open();
     await until(async () => (await stored(s.store, task.id)).task.status.state === 'TASK_STATE_COMPLETED');

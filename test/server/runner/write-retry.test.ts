@@ -96,7 +96,7 @@ async function runTurn(
       return r;
     },
   };
-  runner.start({
+  void runner.start({
     scope: ANON,
     record: created.record,
     message,
