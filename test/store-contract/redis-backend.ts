@@ -86,24 +86,29 @@ export async function dropPrefix(client: NodeRedis, prefix: string): Promise<voi
   } while (cursor !== '0');
 }
 
-/** A connection whose script writes (EVALSHA, or EVAL after NOSCRIPT; reads run as EVALSHA_RO) go through `faults`. */
+/**
+ * A connection whose script writes go through `faults`: FCALL (ADR 0133), or EVALSHA, or EVAL after NOSCRIPT;
+ * reads run as FCALL_RO or EVALSHA_RO and pass, as does FUNCTION LOAD, which writes no data.
+ */
 export function faultyConnection(conn: RedisConnection, faults: DriverFaults): RedisConnection {
   return {
     send: async (args, routeKey) => {
-      // The writing scripts: by SHA, or sent whole when the node answered NOSCRIPT (read-only ones pass).
-      if (args[0] !== 'EVALSHA' && args[0] !== 'EVAL') return conn.send(args, routeKey);
+      // The writing scripts: as functions, by SHA, or sent whole when the node answered NOSCRIPT.
+      if (args[0] !== 'FCALL' && args[0] !== 'EVALSHA' && args[0] !== 'EVAL')
+        return conn.send(args, routeKey);
       const hits = faults.hits;
       let ranNothing = false;
       try {
         return await faults.around(() =>
           conn.send(args, routeKey).catch((err: unknown) => {
-            ranNothing = err instanceof Error && err.message.startsWith('NOSCRIPT');
+            ranNothing = err instanceof Error && /^NOSCRIPT|Function not found/.test(err.message);
             throw err;
           }),
         );
       } catch (err) {
-        // A NOSCRIPT answer ran nothing: the store now sends the script whole, and that is the write the fault
-        // is for (a node of a cluster that never ran the script answers so at random in a test run).
+        // A NOSCRIPT or "Function not found" answer ran nothing: the store now sends the script whole, or loads
+        // the library and calls again, and that is the write the fault is for (a node of a cluster that never
+        // ran the script, or never got the library, answers so at random in a test run).
         if (ranNothing && faults.hits > hits) faults.giveBackLostAnswer();
         throw err;
       }

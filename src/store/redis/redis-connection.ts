@@ -16,6 +16,12 @@ export interface RedisConnection {
    * server ignores it); commands without a key leave it out.
    */
   send(args: readonly string[], routeKey?: string): Promise<RedisReply>;
+  /**
+   * Sends a command that names no key (`FUNCTION LOAD`) to the node that holds `routeKey`'s slot, or to every
+   * master when the client cannot aim a keyless command (ioredis's cluster). Left out, `send` with `routeKey`
+   * does it: a single server, or a cluster client that routes by the key it is given.
+   */
+  sendKeyless?(args: readonly string[], routeKey: string): Promise<RedisReply>;
   /** Subscribes to a sharded channel (SSUBSCRIBE) on a connection of its own; messages carry strings. */
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   /** Removes `listener` from the channel (a cluster client may carry other stores' listeners on it too). */
@@ -55,6 +61,8 @@ export interface IoredisLike {
   sunsubscribe(...channels: string[]): Promise<unknown>;
   on(event: 'smessage', listener: (channel: string, message: string) => void): unknown;
   quit(): Promise<unknown>;
+  /** An ioredis cluster's nodes (absent on a single-server client). */
+  nodes?(role: 'master'): IoredisLike[];
 }
 
 /** Any client the store accepts. */
@@ -135,6 +143,17 @@ function ioredis(client: IoredisLike): RedisConnection {
   return {
     // ioredis routes a cluster command by its first key argument itself.
     send: async ([command, ...rest]) => asResp2(await client.call(command!, ...rest)),
+    // ioredis's cluster sends a keyless command to a node of its choice: every master gets it instead, and the
+    // answer waits for all of them (the first refusal, if any, is the answer).
+    sendKeyless: async ([command, ...rest]) => {
+      if (typeof client.nodes !== 'function') return asResp2(await client.call(command!, ...rest));
+      const settled = await Promise.allSettled(
+        client.nodes('master').map((node) => node.call(command!, ...rest)),
+      );
+      const refused = settled.find((r) => r.status === 'rejected');
+      if (refused) throw refused.reason;
+      return asResp2(settled[0]?.status === 'fulfilled' ? settled[0].value : null);
+    },
     subscribe: async (channel, listener) => {
       listeners.set(channel, listener);
       await sub().ssubscribe(channel);

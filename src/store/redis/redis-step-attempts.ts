@@ -10,13 +10,12 @@ import {
   type StepAttemptResult,
 } from '../step-attempts.js';
 import { LUA_GET_STEP_ATTEMPT, LUA_WRITE_STEP_ATTEMPT } from './lua/lua-step-attempts.js';
-import { LUA_PRELUDE } from './lua/lua-prelude.js';
 import type { RedisConnection, RedisReply } from './redis-connection.js';
 import { list } from './redis-records.js';
-import { RedisScript } from './redis-scripts.js';
+import { libraryScript } from './redis-scripts.js';
 
-const WRITE = new RedisScript('write-step-attempt', LUA_PRELUDE + LUA_WRITE_STEP_ATTEMPT, false);
-const GET = new RedisScript('get-step-attempt', LUA_PRELUDE + LUA_GET_STEP_ATTEMPT, true);
+const WRITE = libraryScript('write-step-attempt', LUA_WRITE_STEP_ATTEMPT);
+const GET = libraryScript('get-step-attempt', LUA_GET_STEP_ATTEMPT, { readOnly: true });
 
 /** The field of the step hash that holds the attempt of step `name`: no step name starts with NUL. */
 function field(name: string): string {

@@ -85,6 +85,10 @@ export function withCommandTimeout(conn: RedisConnection, timeoutMs: number): Re
   return {
     send: (args, routeKey): Promise<RedisReply> =>
       bounded(args[0] ?? 'a command', () => conn.send(args, routeKey)),
+    sendKeyless: (args, routeKey): Promise<RedisReply> =>
+      bounded(args[0] ?? 'a command', () =>
+        conn.sendKeyless ? conn.sendKeyless(args, routeKey) : conn.send(args, routeKey),
+      ),
     subscribe: (channel, listener) => bounded('SSUBSCRIBE', () => conn.subscribe(channel, listener)),
     unsubscribe: (channel, listener) => bounded('SUNSUBSCRIBE', () => conn.unsubscribe(channel, listener)),
     close: () => conn.close(),

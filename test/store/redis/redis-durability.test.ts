@@ -5,13 +5,14 @@
  * `created` must still hold its key and its task: with `appendfsync always` Redis fsyncs before it answers;
  * with `everysec` it has written the AOF (to the kernel) before it answers and fsyncs within a second, so a kill
  * of the process loses nothing either: what `everysec` can lose is the last second before a crash of the machine
- * (power, kernel), which no test here can cause. The restarted server has no scripts loaded: the store's first
- * scripts meet NOSCRIPT and load themselves again.
+ * (power, kernel), which no test here can cause. The restarted server still has the store's function library
+ * (Redis keeps functions with the data, ADR 0133); after a FUNCTION FLUSH, the store's next call meets
+ * "Function not found" and loads the library again.
  */
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RedisTaskStore } from '../../../src/store/redis/index.js';
-import { SCRIPTS } from '../../../src/store/redis/redis-scripts.js';
+import { libraryName } from '../../../src/store/redis/redis-functions.js';
 import type { Scope } from '../../../src/store/scope.js';
 import type { Task } from '../../../src/protocol/model.js';
 import { redisServerInstalled, startOwnRedis, type OwnRedis } from './redis-server.js';
@@ -76,8 +77,9 @@ async function killUnderLoad(fsync: 'always' | 'everysec'): Promise<void> {
 
   await server.restart();
   await client.ping();
-  // The restarted server knows no script yet; the store loads what it runs on NOSCRIPT.
-  expect(await client.sendCommand(['SCRIPT', 'EXISTS', SCRIPTS.create.sha])).toEqual([0]);
+  // The library came back with the data: the restarted server's AOF loaded it before any key.
+  const libraries = () => client.sendCommand(['FUNCTION', 'LIST', 'LIBRARYNAME', libraryName()]);
+  expect(await libraries()).toHaveLength(1);
   for (const i of acked) {
     const key = await store.getKey(SCOPE, `k-${i}`);
     expect(key?.taskId, `key of answered send ${i}`).toBe(`t-${i}`);
@@ -89,7 +91,15 @@ async function killUnderLoad(fsync: 'always' | 'everysec'): Promise<void> {
     claim: { key: `k-${acked[0]!}`, messageId: `m-${acked[0]!}`, digest: 'd', expiresAt: Date.now() + 1000 },
   });
   expect(retry).toMatchObject({ outcome: 'held', key: { taskId: `t-${acked[0]!}` } });
-  expect(await client.sendCommand(['SCRIPT', 'EXISTS', SCRIPTS.create.sha])).toEqual([1]);
+  // Without it (FUNCTION FLUSH), the next call loads it again, runs, and nothing of the data changed.
+  await client.sendCommand(['FUNCTION', 'FLUSH']);
+  expect(await libraries()).toHaveLength(0);
+  const again = await store.createTask(SCOPE, {
+    task: { ...task(99_998), id: 'after-flush' },
+    claim: { key: `k-${acked[1]!}`, messageId: `m-${acked[1]!}`, digest: 'd', expiresAt: Date.now() + 1000 },
+  });
+  expect(again).toMatchObject({ outcome: 'held', key: { taskId: `t-${acked[1]!}` } });
+  expect(await libraries()).toHaveLength(1);
   await store.close();
   await client.close();
 }

@@ -1,7 +1,8 @@
 /**
  * The Lua every scope script starts with (ADR 0116): the names of the scope's keys, built from KEYS[1] (the
  * scope's base, `<prefix>{<tag>}:`, so every key a script touches is in KEYS[1]'s slot), and the helpers that
- * keep a task's indexes, a key's life and a push cursor in step. Each script runs atomically on the server: that
+ * keep a task's indexes, a key's life and a push cursor in step. Loaded once as the head of the store's function
+ * library (`LUA_LIBRARY_PRELUDE`, ADR 0133), or run at the head of a script sent alone (`LUA_PRELUDE`). Each script runs atomically on the server: that
  * is the store's whole atomicity argument, as the single critical section is the memory store's.
  *
  * Task hash fields: j task JSON, k kind, r reply JSON, f fence, q seq, c created, u updated, lo/le lease owner and
@@ -10,18 +11,23 @@
  * e expires, tb tombstone ('1'), ta tombstoned at. Push cursor fields live in the task's `pd` hash as
  * `<config id>\0<field>`.
  */
-export const LUA_PRELUDE = `
-local B = KEYS[1]
+export const LUA_LIBRARY_PRELUDE = `
+local B, L_ALL, IX_LEASE, IX_FIN, IX_INTR, IX_KEXP, IX_TOMB, IX_PUSH, WAKE
 local Z = '\\0'
+-- The scope's names, from its base: set at the start of every call, not where the helpers are defined, because a
+-- function library (ADR 0133) defines them once and then serves calls on every scope of its node.
+local function useScope(base)
+  B = base
+  L_ALL = B .. 'l'
+  IX_LEASE = B .. 'ix:lease'
+  IX_FIN = B .. 'ix:fin'
+  IX_INTR = B .. 'ix:intr'
+  IX_KEXP = B .. 'ix:kexp'
+  IX_TOMB = B .. 'ix:tomb'
+  IX_PUSH = B .. 'ix:push'
+  WAKE = B .. 'w'
+end
 local function K(kind, name) return B .. kind .. ':' .. name end
-local L_ALL = B .. 'l'
-local IX_LEASE = B .. 'ix:lease'
-local IX_FIN = B .. 'ix:fin'
-local IX_INTR = B .. 'ix:intr'
-local IX_KEXP = B .. 'ix:kexp'
-local IX_TOMB = B .. 'ix:tomb'
-local IX_PUSH = B .. 'ix:push'
-local WAKE = B .. 'w'
 
 local function running(st) return st == 'TASK_STATE_SUBMITTED' or st == 'TASK_STATE_WORKING' end
 local function interrupted(st) return st == 'TASK_STATE_INPUT_REQUIRED' or st == 'TASK_STATE_AUTH_REQUIRED' end
@@ -218,4 +224,9 @@ local function deleteTask(id)
   redis.call('SPUBLISH', WAKE, id)
   return true
 end
+`;
+
+/** The prelude of a script sent on its own (`EVALSHA`): the helpers, then the names of KEYS[1]'s scope. */
+export const LUA_PRELUDE = `${LUA_LIBRARY_PRELUDE}
+useScope(KEYS[1])
 `;
