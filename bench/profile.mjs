@@ -2,7 +2,7 @@
 // send-message.mjs does, then prints the top self-time functions and the share per area, from the .cpuprofile.
 //
 //   node bench/profile.mjs [--target a2a-once|a2a-js|raw] [--store memory|sqlite|postgres] [--unkeyed]
-//                          [--otel] [--grpc] [--duration 5] [--warmup 2] [--connections 16] [--top 25]
+//                          [--otel] [--bearer] [--grpc] [--duration 5] [--warmup 2] [--connections 16] [--top 25]
 //
 // Default: a2a-once, memory store, keyed. Only the measured window counts: start-up, warm-up and shutdown
 // samples are dropped by time, and idle samples are left out of the percentages.
@@ -32,6 +32,8 @@ const opts = benchOptions(argv, {
 const keyed = opts.target === 'a2a-once' && !argv.includes('--unkeyed');
 // --otel: with `telemetry: openTelemetry()` and no SDK registered, to see what the no-op path costs.
 const otel = opts.target === 'a2a-once' && argv.includes('--otel');
+// --bearer: `bearerTokens` on, every request carrying the token (servers/a2a-once.mjs's `bearer` mode).
+const bearer = opts.target === 'a2a-once' && argv.includes('--bearer');
 // --grpc: the gRPC binding (a2a-once's serveGrpc, @a2a-js/sdk's grpcService), driven by lib/grpc-load.mjs.
 const grpc = argv.includes('--grpc');
 const SCRIPTS = grpc
@@ -39,13 +41,16 @@ const SCRIPTS = grpc
   : { 'a2a-once': 'a2a-once.mjs', 'a2a-js': 'a2a-js.mjs', raw: 'raw.mjs' };
 if (!SCRIPTS[opts.target]) throw new Error(`--target must be one of ${Object.keys(SCRIPTS).join(', ')}`);
 
+/** The token the `bearer` mode of servers/a2a-once.mjs accepts. */
+const BENCH_TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
+
 const dir = mkdtempSync(join(tmpdir(), 'a2a-once-prof-'));
 const store = opts.target === 'a2a-once' ? await makeStore(opts.store) : undefined;
 let profile;
 try {
   const server = await startServer(
     SCRIPTS[opts.target],
-    store ? [store.url, ...(otel ? ['otel'] : grpc ? ['grpc'] : [])] : [],
+    store ? [store.url, ...(otel ? ['otel'] : bearer ? ['bearer'] : grpc ? ['grpc'] : [])] : [],
     ['--cpu-prof', `--cpu-prof-dir=${dir}`],
   );
   let r;
@@ -57,6 +62,7 @@ try {
       duration: opts.duration,
       keyed,
       check: opts.target === 'raw' ? 'raw' : 'task',
+      ...(bearer ? { headers: { authorization: `Bearer ${BENCH_TOKEN}` } } : {}),
     });
   } finally {
     await server.stop(); // SIGTERM: the server exits normally, which is when node writes the profile
