@@ -4,8 +4,8 @@
 //     API's no-op tracer; docs/guides/observability.md "Cost");
 //   - bearer authentication: `bearerTokens` (an opaque token, looked up by its SHA-256 digest), every request
 //     carrying `Authorization: Bearer ...`;
-//   - JWT bearer authentication: `jwtBearer` with a static ES256 key set, every request carrying one signed token
-//     (its signature verified on every request; docs/guides/security.md).
+//   - JWT bearer authentication: `jwtBearer` with a static ES256 key set, every request carrying one signed token,
+//     remembered once verified (ADR 0136), and with `cache: false` (its signature checked on every request).
 // Each is read as its per-round ratio to the plain keyed run.
 //
 //   node bench/border-cost.mjs [--duration 10] [--warmup 2] [--rounds 3] [--connections 16]
@@ -61,6 +61,14 @@ const TARGETS = [
     name: 'keyed, JWT (ES256)',
     script: 'a2a-once.mjs',
     args: ['memory', `jwt:${JSON.stringify({ keys: [jwk] })}`],
+    check: 'task',
+    keyed: true,
+    headers: { authorization: `Bearer ${jwt}` },
+  },
+  {
+    name: 'keyed, JWT, cache: false',
+    script: 'a2a-once.mjs',
+    args: ['memory', `jwt-uncached:${JSON.stringify({ keys: [jwk] })}`],
     check: 'task',
     keyed: true,
     headers: { authorization: `Bearer ${jwt}` },

@@ -3,7 +3,8 @@
 // one does). argv[3] `otel`: with `telemetry: openTelemetry()` and no tracer provider registered, the set-up whose
 // cost border-cost.mjs measures; argv[3] `bearer`: `bearerTokens` accepting the token `BENCH_TOKEN` below;
 // argv[3] `jwt:<JWKS JSON>`: `jwtBearer` with that static key set (issuer `bench-issuer`, audience
-// `bench-agent`), border-cost.mjs signing the token; argv[3] `grpc`: the gRPC binding (`serveGrpc`) instead of HTTP, printing
+// `bench-agent`), border-cost.mjs signing the token (`jwt-uncached:<JWKS JSON>`: the same with `cache: false`,
+// every request's signature checked); argv[3] `grpc`: the gRPC binding (`serveGrpc`) instead of HTTP, printing
 // `grpc://127.0.0.1:PORT`. An argument that is a JSON object is merged into the server's options (scale.mjs: a
 // retention schedule that runs every second).
 // The memory-bound stores' key cap (memory, Redis) is raised far above what a run sends, so the keyed run measures
@@ -37,8 +38,13 @@ const BENCH_TOKEN = 'bench-token-0123456789abcdef0123456789abcdef';
 const authenticate =
   mode === 'bearer'
     ? bearerTokens({ tokens: [{ token: BENCH_TOKEN, principal: 'bench', tenants: '*' }] })
-    : mode.startsWith('jwt:')
-      ? jwtBearer({ keys: JSON.parse(mode.slice(4)), issuer: 'bench-issuer', audience: 'bench-agent' })
+    : mode.startsWith('jwt:') || mode.startsWith('jwt-uncached:')
+      ? jwtBearer({
+          keys: JSON.parse(mode.slice(mode.indexOf(':') + 1)),
+          issuer: 'bench-issuer',
+          audience: 'bench-agent',
+          ...(mode.startsWith('jwt-uncached:') ? { cache: false } : {}),
+        })
       : undefined;
 const extraOptions = process.argv
   .slice(3)

@@ -1,6 +1,6 @@
 /**
- * Tokens whose signature verified, remembered for a short while (ADR 0136): verifying an ES256 JWT costs about
- * three times what the whole keyed send it authenticates costs, and a caller sends the same token with every
+ * Tokens whose signature verified, remembered for a short while (ADR 0136): verifying an ES256 JWT costs more
+ * than the whole keyed send it authenticates, and a caller sends the same token with every
  * request until it expires. An entry is kept by the token's SHA-256 digest (never the token), holds only what the
  * verification accepted, and ends at the first of: the token's own expiry (with the verifier's clock tolerance,
  * exactly when the verifier would start refusing it), `maxAgeMs` after it was verified, or being the oldest entry
