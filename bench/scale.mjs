@@ -10,7 +10,7 @@
 //
 //   node bench/scale.mjs [--stores sqlite,postgres] [--counts 300000,1000000,3000000] [--sweep 1000000]
 //                        [--lapsed 100000] [--parts growth,sweep,recovery] [--recovery '{"concurrency":64}']
-//                        [--duration 5] [--warmup 2] [--rounds 3]
+//                        [--retention '{"batchSize":250}'] [--duration 5] [--warmup 2] [--rounds 3]
 //
 // Checks free disk space before seeding and deletes every store it made. Never exits non-zero for a missed target.
 import { randomUUID } from 'node:crypto';
@@ -30,7 +30,7 @@ import {
 } from './lib/harness.mjs';
 import { checkDisk, seedPostgres, seedSqlite } from './lib/seed.mjs';
 
-const OWN = ['--stores', '--counts', '--sweep', '--lapsed', '--parts', '--recovery'];
+const OWN = ['--stores', '--counts', '--sweep', '--lapsed', '--parts', '--recovery', '--retention'];
 const argv = process.argv.slice(2);
 const opts = benchOptions(argv.filter((a, i) => !OWN.includes(a) && !OWN.includes(argv[i - 1])));
 const arg = (name, dflt) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : dflt);
@@ -49,7 +49,10 @@ const recoveryOptions = arg('--recovery', undefined);
 const BYTES_PER_TASK = 6000;
 const DAY = 86_400_000;
 /** Retention every second, in runs big enough to matter: the sweep happens while the load runs. */
-const FAST_RETENTION = JSON.stringify({ retention: { intervalMs: 1000, maxBatchesPerRun: 20 } });
+/** --retention '{"batchSize":250}': merged into that schedule for the sweep part. */
+const FAST_RETENTION = JSON.stringify({
+  retention: { intervalMs: 1000, maxBatchesPerRun: 20, ...JSON.parse(arg('--retention', '{}')) },
+});
 
 console.log('# Scale: keyed SendMessage as the store fills, under a retention sweep, and start-up recovery');
 console.log(describeMethod(opts));

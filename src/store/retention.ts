@@ -16,6 +16,9 @@ export const DEFAULT_INTERRUPTED_MAX_AGE_MS = 30 * 86_400_000;
 /** Default rows per batch. */
 export const DEFAULT_PURGE_BATCH_SIZE = 1000;
 
+/** SQLite's rows per retention batch when the policy names none (ADR 0138). */
+export const SQLITE_PURGE_BATCH_SIZE = 100;
+
 /** What to purge. */
 export interface RetentionPolicy {
   /** Terminal tasks whose last write is older than this are deleted. */
@@ -28,7 +31,11 @@ export interface RetentionPolicy {
    * follower sees it and a late continuation is refused as terminal. Left out: interrupted tasks are kept.
    */
   readonly interruptedMaxAgeMs?: number;
-  /** Rows per batch (at least 1). */
+  /**
+   * Rows per batch (at least 1). Default: the store's own, 1,000 (`DEFAULT_PURGE_BATCH_SIZE`), except SQLite's 100
+   * (`SQLITE_PURGE_BATCH_SIZE`): its batch runs on the server's own thread and holds the only writer, so a
+   * batch of 1,000 held every send behind it for tens of milliseconds (ADR 0138).
+   */
   readonly batchSize?: number;
   /** Stop after this many batches; the report then says `complete: false`. */
   readonly maxBatches?: number;

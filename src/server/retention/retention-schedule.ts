@@ -13,7 +13,6 @@ import { hostname } from 'node:os';
 import { newUuid } from '../../protocol/uuid.js';
 import {
   DEFAULT_INTERRUPTED_MAX_AGE_MS,
-  DEFAULT_PURGE_BATCH_SIZE,
   DEFAULT_TERMINAL_MAX_AGE_MS,
   type PurgeReport,
   type RetentionPolicy,
@@ -34,7 +33,7 @@ export interface RetentionScheduleOptions {
   readonly tombstoneMaxAgeMs?: number;
   /** INPUT_REQUIRED / AUTH_REQUIRED tasks nobody continued for this long are ended (default 30 days). */
   readonly interruptedMaxAgeMs?: number;
-  /** Rows per batch (default 1,000). */
+  /** Rows per batch (default: the store's own, 1,000; SQLite 100, ADR 0138). */
   readonly batchSize?: number;
   /** Batches per run at most (default 100): the rest waits for the next run. */
   readonly maxBatchesPerRun?: number;
@@ -50,7 +49,8 @@ export interface ResolvedRetentionSchedule {
   readonly terminalMaxAgeMs: number;
   readonly tombstoneMaxAgeMs: number | undefined;
   readonly interruptedMaxAgeMs: number;
-  readonly batchSize: number;
+  /** Undefined: the store's own default. */
+  readonly batchSize: number | undefined;
   readonly maxBatchesPerRun: number;
   readonly holder: string;
   readonly onRun: ((report: PurgeReport) => void) | undefined;
@@ -65,7 +65,7 @@ export function resolveRetentionSchedule(o: RetentionScheduleOptions = {}): Reso
     terminalMaxAgeMs: o.terminalMaxAgeMs ?? DEFAULT_TERMINAL_MAX_AGE_MS,
     tombstoneMaxAgeMs: o.tombstoneMaxAgeMs,
     interruptedMaxAgeMs: o.interruptedMaxAgeMs ?? DEFAULT_INTERRUPTED_MAX_AGE_MS,
-    batchSize: o.batchSize ?? DEFAULT_PURGE_BATCH_SIZE,
+    batchSize: o.batchSize,
     maxBatchesPerRun: o.maxBatchesPerRun ?? 100,
     holder: o.holder ?? `${hostname()}:${process.pid}:${newUuid().slice(0, 8)}`,
     onRun: o.onRun,

@@ -32,10 +32,17 @@ export interface PurgeSteps {
   hasPurgeable(): Promise<boolean>;
 }
 
-/** Runs batches until nothing is left or `maxBatches` is reached. */
-export async function runPurge(policy: RetentionPolicy, steps: PurgeSteps): Promise<PurgeReport> {
+/**
+ * Runs batches until nothing is left or `maxBatches` is reached; `defaultBatchSize` is the store's own when the
+ * policy names none (SQLite's is smaller, ADR 0138).
+ */
+export async function runPurge(
+  policy: RetentionPolicy,
+  steps: PurgeSteps,
+  defaultBatchSize = DEFAULT_PURGE_BATCH_SIZE,
+): Promise<PurgeReport> {
   const report = emptyPurgeReport();
-  const limit = Math.max(1, Math.floor(policy.batchSize ?? DEFAULT_PURGE_BATCH_SIZE));
+  const limit = Math.max(1, Math.floor(policy.batchSize ?? defaultBatchSize));
   await steps.prepare?.();
   for (;;) {
     const r = await steps.runBatch(limit);

@@ -6,6 +6,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import { abandonedTaskWrite } from '../abandon.js';
+import { DEFAULT_PURGE_BATCH_SIZE, SQLITE_PURGE_BATCH_SIZE, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
 import type { BatchResult } from '../sql/purge-loop.js';
 import { toBool, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
@@ -26,6 +27,17 @@ export interface PurgeCutoffs {
 /** A task the batch deleted or ended, so its watchers can be woken. */
 export interface TouchedTask extends Scope {
   readonly id: string;
+}
+
+/**
+ * The policy as SQLite runs it (ADR 0138): one that names no batch size gets SQLite's smaller batches, and its
+ * `maxBatches` then counts batches of the usual size, so a run may still cover as many rows as before (ten of
+ * SQLite's batches for each one the policy allows).
+ */
+export function withSqliteBatches(policy: RetentionPolicy): RetentionPolicy {
+  if (policy.batchSize !== undefined || policy.maxBatches === undefined) return policy;
+  const per = Math.max(1, Math.round(DEFAULT_PURGE_BATCH_SIZE / SQLITE_PURGE_BATCH_SIZE));
+  return { ...policy, maxBatches: policy.maxBatches * per };
 }
 
 /** Runs one batch. */

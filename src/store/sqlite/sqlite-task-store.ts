@@ -18,7 +18,12 @@ import {
   type PushDeliveryState,
   type PushOutcome,
 } from '../push-delivery.js';
-import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
+import {
+  DEFAULT_TOMBSTONE_TTL_MS,
+  SQLITE_PURGE_BATCH_SIZE,
+  type PurgeReport,
+  type RetentionPolicy,
+} from '../retention.js';
 import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
@@ -58,7 +63,13 @@ import type {
 } from '../task-store.js';
 import { migrateSqlite, sqliteSchemaStatus } from './sqlite-migrate.js';
 import { commitTx } from './sqlite-commit.js';
-import { dateUndatedTombstones, purgeBatch, purgeRemains, type PurgeCutoffs } from './sqlite-purge.js';
+import {
+  dateUndatedTombstones,
+  purgeBatch,
+  purgeRemains,
+  withSqliteBatches,
+  type PurgeCutoffs,
+} from './sqlite-purge.js';
 import { SQL } from './sqlite-statements.js';
 import { KeyCountCache } from '../sql/key-count-cache.js';
 import { claimKeyTx } from './sqlite-claim-key.js';
@@ -398,16 +409,20 @@ export class SqliteTaskStore implements TaskStore {
       tombCutoff: now - (policy.tombstoneMaxAgeMs ?? this.#tombstoneTtlMs),
     };
     const stmt = (sql: string) => this.#stmt(sql);
-    return runPurge(policy, {
-      prepare: () => this.#write(() => dateUndatedTombstones(stmt, now)),
-      runBatch: (limit) =>
-        this.#write(() => purgeBatch(stmt, cutoffs, limit)).then(({ result, touched }) => {
-          // Deleted tasks end their watches; ended ones deliver their last event.
-          for (const t of touched) this.#notifier.notify(taskKey(t, t.id));
-          return result;
-        }),
-      hasPurgeable: () => this.#read(() => purgeRemains(stmt, cutoffs)),
-    });
+    return runPurge(
+      withSqliteBatches(policy),
+      {
+        prepare: () => this.#write(() => dateUndatedTombstones(stmt, now)),
+        runBatch: (limit) =>
+          this.#write(() => purgeBatch(stmt, cutoffs, limit)).then(({ result, touched }) => {
+            // Deleted tasks end their watches; ended ones deliver their last event.
+            for (const t of touched) this.#notifier.notify(taskKey(t, t.id));
+            return result;
+          }),
+        hasPurgeable: () => this.#read(() => purgeRemains(stmt, cutoffs)),
+      },
+      SQLITE_PURGE_BATCH_SIZE,
+    );
   }
 
   renewLease(scope: Scope, taskId: string, fence: number, owner: string, ttlMs: number): Promise<boolean> {
