@@ -51,6 +51,11 @@ export type PgLane =
 /** Where the server is, for messages. */
 export const PG_SERVER = `${HOST}:${PORT} (database ${DATABASE})`;
 
+/** A connection string for the server as `user` (undefined: the default user). */
+export function pgServerUrl(user: string | undefined): string {
+  return `postgres://${encodeURIComponent(user ?? '')}@${HOST}:${PORT}/${DATABASE}`;
+}
+
 /** Decides the lane: the first user the server lets in, else PGlite. The test run prints it once (global setup). */
 export async function choosePgLane(): Promise<PgLane> {
   // A2A_ONCE_TEST_PG=pglite forces the fallback, to test the PGlite path on a machine that has a server.
@@ -67,7 +72,7 @@ export async function pgBackend(): Promise<PgBackend> {
   if (lane.kind === 'server') {
     const { user } = lane;
     const pools: pg.Pool[] = [];
-    const url = `postgres://${encodeURIComponent(user ?? '')}@${HOST}:${PORT}/${DATABASE}`;
+    const url = pgServerUrl(user);
     return {
       kind: 'server',
       url,
