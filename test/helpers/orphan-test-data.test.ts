@@ -1,11 +1,12 @@
 /**
- * The run's clean-up of orphaned PostgreSQL test schemas (test/orphan-schemas.ts): a schema named for a process
- * that is gone is dropped, one of a live process (this worker, or another run's) is kept.
+ * The run's clean-up of orphaned test data (test/orphan-test-data.ts): a PostgreSQL schema or a Redis key prefix
+ * named for a process that is gone is dropped, one of a live process (this worker, or another run's) is kept.
  */
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dropOrphanSchemas } from '../orphan-schemas.js';
+import { dropOrphanRedisKeys, dropOrphanSchemas } from '../orphan-test-data.js';
+import { connectRedis, REDIS_URL } from '../store-contract/redis-backend.js';
 import { choosePgLane, pgServerUrl } from '../store-contract/pg-backend.js';
 
 let url: string | undefined;
@@ -50,5 +51,27 @@ describe('dropOrphanSchemas', () => {
 
   it('never throws: an unreachable server drops nothing', async () => {
     expect(await dropOrphanSchemas('postgres://nobody@127.0.0.1:1/none')).toBe(0);
+    expect(await dropOrphanRedisKeys('redis://127.0.0.1:1')).toBe(0);
+  });
+
+  it('deletes the Redis keys of a prefix whose process is gone and keeps a live one’s', async () => {
+    const redis = await connectRedis().catch(() => undefined);
+    if (redis === undefined) {
+      if (process.env.CI === 'true') throw new Error('CI=true and no Redis: refusing to skip');
+      return;
+    }
+    try {
+      const gone = spawnSync(process.execPath, ['-e', '']).pid;
+      const orphan = `a2a-test:${gone}-orphan${Date.now().toString(36)}:1:k`;
+      const mine = `a2a-test:${process.pid}-mine${Date.now().toString(36)}:1:k`;
+      await redis.set(orphan, 'x');
+      await redis.set(mine, 'y');
+      expect(await dropOrphanRedisKeys(REDIS_URL)).toBeGreaterThanOrEqual(1);
+      expect(await redis.exists(orphan)).toBe(0);
+      expect(await redis.get(mine)).toBe('y');
+      await redis.del(mine);
+    } finally {
+      await redis.close();
+    }
   });
 });
