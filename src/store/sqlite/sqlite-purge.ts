@@ -1,12 +1,19 @@
 /**
- * One retention batch of the SQLite store (run inside an IMMEDIATE transaction), up to `limit` items in all, in
+ * Retention on the SQLite store: `purgeSqlite` runs the shared batch loop (../sql/purge-loop.ts) with SQLite's
+ * batch size (ADR 0138). One batch (run inside an IMMEDIATE transaction) does up to `limit` items in all, in
  * this order: finished tasks, abandoned interrupted tasks (ended, not deleted), expired keys whose task is gone
  * (into tombstones), old tombstones. Keys are never deleted with their task: only the key phase and the tombstone
  * phase touch `a2a_keys`.
  */
 import type { Statement } from 'better-sqlite3';
 import { abandonedTaskWrite } from '../abandon.js';
-import { DEFAULT_PURGE_BATCH_SIZE, SQLITE_PURGE_BATCH_SIZE, type RetentionPolicy } from '../retention.js';
+import {
+  DEFAULT_PURGE_BATCH_SIZE,
+  SQLITE_PURGE_BATCH_SIZE,
+  type PurgeReport,
+  type RetentionPolicy,
+} from '../retention.js';
+import { runPurge } from '../sql/purge-loop.js';
 import type { Scope } from '../scope.js';
 import type { BatchResult } from '../sql/purge-loop.js';
 import { toBool, toStoredTask, type TaskRow } from '../sql/sql-rows.js';
@@ -27,6 +34,45 @@ export interface PurgeCutoffs {
 /** A task the batch deleted or ended, so its watchers can be woken. */
 export interface TouchedTask extends Scope {
   readonly id: string;
+}
+
+/** What a purge needs of the store: its clock's now, its statements, its write queue and its watch notifier. */
+export interface SqlitePurgeContext {
+  readonly now: number;
+  /** The store's tombstone age, for a policy that names none. */
+  readonly tombstoneTtlMs: number;
+  readonly stmt: (sql: string) => Statement;
+  /** Runs `fn` in the store's write queue (its group commit), in one transaction. */
+  write<T>(fn: () => T): Promise<T>;
+  read<T>(fn: () => T): Promise<T>;
+  /** Called for each task a batch deleted or ended, once its transaction committed. */
+  touched(task: TouchedTask): void;
+}
+
+/** `purgeExpired` of the SQLite store: the shared batch loop over SQLite's batches (ADR 0138). */
+export function purgeSqlite(policy: RetentionPolicy, ctx: SqlitePurgeContext): Promise<PurgeReport> {
+  const { now, stmt } = ctx;
+  const cutoffs: PurgeCutoffs = {
+    now,
+    taskCutoff: now - policy.terminalMaxAgeMs,
+    abandonCutoff: policy.interruptedMaxAgeMs === undefined ? null : now - policy.interruptedMaxAgeMs,
+    tombCutoff: now - (policy.tombstoneMaxAgeMs ?? ctx.tombstoneTtlMs),
+  };
+  return runPurge(
+    withSqliteBatches(policy),
+    {
+      prepare: () => ctx.write(() => dateUndatedTombstones(stmt, now)),
+      runBatch: (limit) =>
+        ctx
+          .write(() => purgeBatch(stmt, cutoffs, limit))
+          .then(({ result, touched }) => {
+            for (const t of touched) ctx.touched(t);
+            return result;
+          }),
+      hasPurgeable: () => ctx.read(() => purgeRemains(stmt, cutoffs)),
+    },
+    SQLITE_PURGE_BATCH_SIZE,
+  );
 }
 
 /**

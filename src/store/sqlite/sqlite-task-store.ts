@@ -18,12 +18,7 @@ import {
   type PushDeliveryState,
   type PushOutcome,
 } from '../push-delivery.js';
-import {
-  DEFAULT_TOMBSTONE_TTL_MS,
-  SQLITE_PURGE_BATCH_SIZE,
-  type PurgeReport,
-  type RetentionPolicy,
-} from '../retention.js';
+import { DEFAULT_TOMBSTONE_TTL_MS, type PurgeReport, type RetentionPolicy } from '../retention.js';
 import type { Scope } from '../scope.js';
 import { EventNotifier, taskKey } from '../sql/event-notifier.js';
 import { buildListStatements, toTaskPage } from '../sql/list-query.js';
@@ -31,7 +26,6 @@ import type { MigrationReport, SchemaStatus } from '../sql/migration.js';
 import { pollNextRecord } from '../sql/poll-next-record.js';
 import { pollWatch, unlimitedListeners } from '../sql/poll-watch.js';
 import { leaseInputError } from '../sql/lease.js';
-import { runPurge } from '../sql/purge-loop.js';
 import {
   toKeyRecord,
   toLapsedTask,
@@ -63,13 +57,7 @@ import type {
 } from '../task-store.js';
 import { migrateSqlite, sqliteSchemaStatus } from './sqlite-migrate.js';
 import { commitTx } from './sqlite-commit.js';
-import {
-  dateUndatedTombstones,
-  purgeBatch,
-  purgeRemains,
-  withSqliteBatches,
-  type PurgeCutoffs,
-} from './sqlite-purge.js';
+import { purgeSqlite } from './sqlite-purge.js';
 import { SQL } from './sqlite-statements.js';
 import { KeyCountCache } from '../sql/key-count-cache.js';
 import { claimKeyTx } from './sqlite-claim-key.js';
@@ -401,28 +389,15 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   purgeExpired(policy: RetentionPolicy): Promise<PurgeReport> {
-    const now = this.#clock.now();
-    const cutoffs: PurgeCutoffs = {
-      now,
-      taskCutoff: now - policy.terminalMaxAgeMs,
-      abandonCutoff: policy.interruptedMaxAgeMs === undefined ? null : now - policy.interruptedMaxAgeMs,
-      tombCutoff: now - (policy.tombstoneMaxAgeMs ?? this.#tombstoneTtlMs),
-    };
-    const stmt = (sql: string) => this.#stmt(sql);
-    return runPurge(
-      withSqliteBatches(policy),
-      {
-        prepare: () => this.#write(() => dateUndatedTombstones(stmt, now)),
-        runBatch: (limit) =>
-          this.#write(() => purgeBatch(stmt, cutoffs, limit)).then(({ result, touched }) => {
-            // Deleted tasks end their watches; ended ones deliver their last event.
-            for (const t of touched) this.#notifier.notify(taskKey(t, t.id));
-            return result;
-          }),
-        hasPurgeable: () => this.#read(() => purgeRemains(stmt, cutoffs)),
-      },
-      SQLITE_PURGE_BATCH_SIZE,
-    );
+    return purgeSqlite(policy, {
+      now: this.#clock.now(),
+      tombstoneTtlMs: this.#tombstoneTtlMs,
+      stmt: (sql) => this.#stmt(sql),
+      write: (fn) => this.#write(fn),
+      read: (fn) => this.#read(fn),
+      // Deleted tasks end their watches; ended ones deliver their last event.
+      touched: (t) => this.#notifier.notify(taskKey(t, t.id)),
+    });
   }
 
   renewLease(scope: Scope, taskId: string, fence: number, owner: string, ttlMs: number): Promise<boolean> {
