@@ -8,18 +8,9 @@
  */
 import pg from 'pg';
 import { createClient } from 'redis';
+import { processAlive as alive } from './helpers/process-alive.js';
 
 const TEST_SCHEMA = /^a2a_test_(\d+)_[a-z0-9]+$/;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, under another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Drops the orphaned test schemas of the database at `url`; resolves with how many. Never throws. */
 export async function dropOrphanSchemas(url: string): Promise<number> {

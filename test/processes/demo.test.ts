@@ -13,16 +13,7 @@ import { CRASH_LEAF, LEAVES, TREE } from '../../src/cli/demo/topology.js';
 import { totals } from '../../src/cli/demo/tree-run.js';
 import { capture } from '../cli/capture.js';
 import { CLI_PATH, cliBuilt } from './serve-process.js';
-
-/** Whether a process with this pid still exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { processAlive as alive } from '../helpers/process-alive.js';
 
 const byId = (ids: readonly string[], n: number) => Object.fromEntries(ids.map((id) => [id, n]));
 const leafIds = LEAVES.map((l) => l.id);
