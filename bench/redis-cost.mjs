@@ -7,14 +7,11 @@
 //
 //   node bench/redis-cost.mjs [--sends 1000] [--connections 16] [--rounds 6] [--against ../other-checkout]
 //   (needs npm run build, redis-server on PATH)
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createClient } from 'redis';
+import { startOwnRedis } from './lib/own-redis.mjs';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,26 +22,8 @@ const CONNECTIONS = Number(arg('connections', 16));
 const ROUNDS = Number(arg('rounds', 6));
 const trees = [resolve(import.meta.dirname, '..'), ...(arg('against') ? [resolve(arg('against'))] : [])];
 
-const port = await new Promise((done) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const p = s.address().port;
-    s.close(() => done(p));
-  });
-});
-const dir = mkdtempSync(join(tmpdir(), 'a2a-once-redis-cost-'));
-const redis = spawn(
-  'redis-server',
-  ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-);
-await new Promise((done, fail) => {
-  let out = '';
-  redis.stdout.on('data', (d) => {
-    out += d;
-    if (out.includes('Ready to accept connections')) done();
-  });
-  redis.once('exit', (code) => fail(new Error(`redis-server exited ${code}: ${out}`)));
-});
+const ownRedis = await startOwnRedis('redis-cost');
+const { port } = ownRedis;
 const admin = createClient({ url: `redis://127.0.0.1:${port}` });
 admin.on('error', () => {});
 await admin.connect();
@@ -124,5 +103,4 @@ for (const b of builds) {
 }
 for (const b of builds) await b.close();
 await admin.quit();
-redis.kill('SIGKILL');
-rmSync(dir, { recursive: true, force: true });
+ownRedis.stop();

@@ -8,12 +8,8 @@
 //
 //   node bench/redis-rss.mjs [--sends 1000000] [--window 64] [--key-ttl 20] [--retain 20] [--tombstone-ttl 40]
 //   (ages in seconds; needs npm run build, redis-server on PATH)
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient } from 'redis';
+import { startOwnRedis } from './lib/own-redis.mjs';
 import { RedisTaskStore } from '../dist/store/redis/index.js';
 
 const arg = (name, fallback) => {
@@ -26,26 +22,8 @@ const KEY_TTL_MS = arg('key-ttl', 20) * 1000;
 const RETAIN_MS = arg('retain', 20) * 1000;
 const TOMBSTONE_MS = arg('tombstone-ttl', 40) * 1000;
 
-const port = await new Promise((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const p = s.address().port;
-    s.close(() => resolve(p));
-  });
-});
-const dir = mkdtempSync(join(tmpdir(), 'a2a-once-redis-rss-'));
-const server = spawn(
-  'redis-server',
-  ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
-);
-await new Promise((resolve, reject) => {
-  let out = '';
-  server.stdout.on('data', (d) => {
-    out += d;
-    if (out.includes('Ready to accept connections')) resolve();
-  });
-  server.once('exit', (code) => reject(new Error(`redis-server exited ${code}: ${out}`)));
-});
+const ownRedis = await startOwnRedis('redis-rss');
+const { port } = ownRedis;
 
 const client = createClient({ url: `redis://127.0.0.1:${port}` });
 client.on('error', () => {});
@@ -135,5 +113,4 @@ purging = false;
 await retention;
 await store.close();
 await client.close();
-server.kill('SIGKILL');
-rmSync(dir, { recursive: true, force: true });
+ownRedis.stop();
