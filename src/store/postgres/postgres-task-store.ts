@@ -36,19 +36,15 @@ import { runPurge } from '../sql/purge-loop.js';
 import {
   toInt,
   toKeyRecord,
-  toLapsedTask,
-  censusOf,
   toPushConfig,
   toStoredEvent,
   toStoredTask,
   type EventRow,
   type KeyRow,
-  type LapsedRow,
-  type CensusRow,
   type TaskRow,
 } from '../sql/sql-rows.js';
 import { stepResultText } from '../sql/step-input.js';
-import { checkLeaseGrant, checkLimit, checkOwnerAndTtl } from '../sql/worker-lease.js';
+import { checkLeaseGrant } from '../sql/worker-lease.js';
 import type {
   ClaimKeyInput,
   ClaimKeyResult,
@@ -78,6 +74,7 @@ import {
 } from './pg-group-commit.js';
 import { pgDateUndatedTombstones, pgPurgeBatch, pgPurgeRemains, type PgPurgeCutoffs } from './pg-purge.js';
 import { recordPushDeliveryPg } from './pg-push.js';
+import { findLapsedLeasesPg, leaseCensusPg, renewLeasePg } from './pg-leases.js';
 import { pgStatements, type PgStatements } from './pg-statements.js';
 import { recordStepPg, selectStepPg } from './pg-steps.js';
 import {
@@ -432,28 +429,16 @@ export class PostgresTaskStore implements TaskStore {
     });
   }
 
-  async renewLease(
-    scope: Scope,
-    taskId: string,
-    fence: number,
-    owner: string,
-    ttlMs: number,
-  ): Promise<boolean> {
-    checkOwnerAndTtl('renewLease', owner, ttlMs);
-    const now = this.#clock.now();
-    const args = [scope.tenant, scope.owner, taskId, fence, owner, now + ttlMs];
-    return (await this.#pool.query(this.#sql.renewLease, args)).rows.length > 0;
+  renewLease(scope: Scope, taskId: string, fence: number, owner: string, ttlMs: number): Promise<boolean> {
+    return renewLeasePg(this.#pool, this.#sql, scope, taskId, { fence, owner, ttlMs }, this.#clock.now());
   }
 
-  async leaseCensus(): Promise<LeaseCensus> {
-    const { rows } = await this.#pool.query(this.#sql.leaseCensus, [this.#clock.now()]);
-    return censusOf(rows[0] as unknown as CensusRow);
+  leaseCensus(): Promise<LeaseCensus> {
+    return leaseCensusPg(this.#pool, this.#sql, this.#clock.now());
   }
 
-  async findLapsedLeases(limit: number): Promise<LapsedTask[]> {
-    checkLimit('findLapsedLeases', limit);
-    const { rows } = await this.#pool.query(this.#sql.findLapsedLeases, [this.#clock.now(), limit]);
-    return rows.map((r) => toLapsedTask(r as unknown as LapsedRow));
+  findLapsedLeases(limit: number): Promise<LapsedTask[]> {
+    return findLapsedLeasesPg(this.#pool, this.#sql, limit, this.#clock.now());
   }
 
   async recordParentRenewal(scope: Scope, taskId: string): Promise<boolean> {
