@@ -4,7 +4,7 @@
  * "give up around this time", so waits whose deadlines fall in the same 100 ms slot share one signal.
  */
 
-import { setMaxListeners } from 'node:events';
+import { sharedUntilSoon } from '../store/linked-signals.js';
 
 const SLOT_MS = 100;
 const slots = new Map<number, AbortSignal>();
@@ -15,9 +15,9 @@ export function deadlineSignal(timeoutMs: number): AbortSignal {
   let signal = slots.get(slot);
   if (!signal) {
     const ctl = new AbortController();
-    signal = ctl.signal;
-    // Shared by every wait in its slot: many listeners are expected, not a leak.
-    setMaxListeners(0, signal);
+    // Shared by every wait in its slot: many listeners are expected, not a leak; and sure to abort soon, so its
+    // links to the long-lived signals (a drain gate's end, a store's closing) are shared too (ADR 0139).
+    signal = sharedUntilSoon(ctl.signal);
     slots.set(slot, signal);
     const timer = setTimeout(() => {
       slots.delete(slot);
