@@ -7,7 +7,7 @@
  * when the cache is full. Refusals are never kept: a flood of bad tokens cannot fill the cache, and a token
  * refused for its `nbf` is judged again when it is presented again.
  */
-import { createHash } from 'node:crypto';
+import { sha256Base64 } from '../../idempotency/sha256.js';
 import type { Identity } from './authenticator.js';
 
 /** How `jwtBearer` remembers verified tokens. */
@@ -78,7 +78,7 @@ export class VerifiedTokenCache {
 }
 
 function digestOf(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('base64');
+  return sha256Base64(token);
 }
 
 function positiveWhole(name: string, n: number): number {
