@@ -10,6 +10,7 @@
 //   BENCH_REDIS_URL=redis://127.0.0.1:6379/0 (default)
 //
 // PostgreSQL itself is not pinned: its backends compete with the server and the load generator for the 2 cores.
+import { fsyncFloor } from './lib/fsync-floor.mjs';
 import {
   benchOptions,
   describeMethod,
@@ -75,6 +76,9 @@ if (!redisAnswers) console.log(`Redis at ${REDIS} is unreachable: skipped.`);
 loadWarning();
 
 const runs = new Map(rowNames.flatMap((row) => stores.map((k) => [`${row}/${k}`, []])));
+// The floor of a durable SQLite send at one connection, two fdatasyncs of the disk its files are on, measured
+// right after each round's SQLite c=1 measurement (lib/fsync-floor.mjs).
+const floors = [];
 for (let round = 1; round <= opts.rounds; round++) {
   for (const row of rowNames) {
     const w = ROWS[row];
@@ -89,6 +93,7 @@ for (let round = 1; round <= opts.rounds; round++) {
           { ...opts, connections: w.connections },
         );
         runs.get(`${row}/${kind}`).push(r);
+        if (row === 'c1' && kind === 'sqlite') floors.push(fsyncFloor());
         const bad = r.failures.reduce((a, f) => a + f.count, 0);
         console.log(
           `  round ${round}/${opts.rounds} ${w.label.padEnd(18)} ${kind.padEnd(14)} ${int(r.rps).padStart(7)} req/s  p50 ${ms(r.p50)}  p99 ${ms(r.p99)} ms  other CPU ${r.otherCpu.toFixed(2)}${bad ? `  ${bad} FAILED` : ''}`,
@@ -166,3 +171,13 @@ console.log(
 );
 console.log('For postgres, "other CPU" includes the PostgreSQL backends doing the work.');
 if (!printFailures(s)) console.log('\nThis run is INVALID: some responses failed (see above).');
+if (floors.length > 0) {
+  const sqliteC1 = s.get('c1/sqlite');
+  const two = median(floors.map((f) => f.twoMs));
+  const over = sqliteC1.p50 - two;
+  console.log(
+    `\nSQLite at one connection: send p50 ${ms(sqliteC1.p50)} ms; two fdatasyncs of the same disk p50 ${ms(two)} ms ` +
+      `(one ${ms(median(floors.map((f) => f.oneMs)))} ms), measured after each round's SQLite c=1 run: ` +
+      `${ms(over)} ms above the floor (want <= 0.30) ${over <= 0.3 ? 'PASS' : 'FALL SHORT'}`,
+  );
+}
